@@ -1,2 +1,68 @@
 package dev.cairn;
-public final class Main { public static void main(String[] a) {} }
+
+import dev.cairn.config.CairnConfig;
+import dev.cairn.config.ConfigException;
+import dev.cairn.config.ConfigLoader;
+import dev.cairn.config.LogSetup;
+import java.nio.file.Path;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/** {@code java -jar cairn.jar [--config conf/cairn.json]}: loads the config, boots the tree, stops on SIGTERM. */
+public final class Main {
+  private Main() {}
+
+  public static void main(String[] args) throws Exception {
+    Path configFile = null;
+    for (int i = 0; i < args.length; i++) {
+      if (args[i].equals("--config") && i + 1 < args.length) {
+        configFile = Path.of(args[++i]);
+      } else if (args[i].equals("--help") || args[i].equals("-h")) {
+        System.out.println("usage: java -jar cairn.jar [--config conf/cairn.json]   (env CAIRN_<PATH> overrides keys)");
+        return;
+      } else {
+        System.err.println("unknown argument: " + args[i] + " (usage: java -jar cairn.jar [--config FILE])");
+        System.exit(2);
+      }
+    }
+    CairnConfig config;
+    try {
+      config = ConfigLoader.load(configFile, System.getenv());
+    } catch (ConfigException e) {
+      System.err.println("cairn: bad configuration: " + e.getMessage());
+      System.exit(2);
+      return;
+    }
+    LogSetup.apply(config);
+    Logger log = Logger.getLogger(Main.class.getName());
+    CairnServer server;
+    try {
+      server = CairnServer.start(config).toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      log.log(Level.SEVERE, "cairn failed to start: " + rootCause(e).getMessage(), rootCause(e));
+      System.exit(1);
+      return;
+    }
+    log.info("cairn is ready on " + config.binds());
+    CountDownLatch stopped = new CountDownLatch(1);
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      log.info("shutting down");
+      try {
+        server.close().toCompletionStage().toCompletableFuture()
+            .get(config.shutdownFlushBudget().toMillis() + 10_000, TimeUnit.MILLISECONDS);
+      } catch (Exception e) {
+        log.log(Level.WARNING, "shutdown did not finish cleanly", e);
+      }
+      stopped.countDown();
+    }, "cairn-shutdown"));
+  }
+
+  private static Throwable rootCause(Throwable t) {
+    while (t.getCause() != null && t.getCause() != t) {
+      t = t.getCause();
+    }
+    return t;
+  }
+}

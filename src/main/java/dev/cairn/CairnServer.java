@@ -1,0 +1,70 @@
+package dev.cairn;
+
+import dev.cairn.config.CairnConfig;
+import dev.cairn.config.ConfigLoader;
+import dev.cairn.metrics.CairnMetrics;
+import dev.cairn.root.Root;
+import dev.cairn.tree.LocalCodec;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
+import io.vertx.micrometer.MicrometerMetricsFactory;
+import io.vertx.micrometer.MicrometerMetricsOptions;
+import io.vertx.micrometer.VertxPrometheusOptions;
+import java.util.logging.Logger;
+
+/**
+ * One running Cairn: a Vert.x instance with its own meter registry and the verticle tree under
+ * root. Main runs one; tests run several side by side in one JVM (nothing here is static).
+ */
+public final class CairnServer {
+  private static final Logger LOG = Logger.getLogger(CairnServer.class.getName());
+
+  private final CairnConfig config;
+  private final Vertx vertx;
+  private final PrometheusMeterRegistry registry;
+  private final Root root;
+
+  private CairnServer(CairnConfig config) {
+    this.config = config;
+    this.registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    MicrometerMetricsOptions metricsOptions = new MicrometerMetricsOptions()
+        .setEnabled(true)
+        .setJvmMetricsEnabled(true)
+        .setPrometheusOptions(new VertxPrometheusOptions().setEnabled(true));
+    this.vertx = Vertx.builder()
+        .with(new VertxOptions().setMetricsOptions(metricsOptions))
+        .withMetrics(new MicrometerMetricsFactory(registry))
+        .build();
+    vertx.eventBus().registerCodec(new LocalCodec());
+    this.root = new Root(config, new CairnMetrics(registry), registry::scrape);
+  }
+
+  /** Deploys the whole tree; completes when every node is up and every listener is bound. */
+  public static Future<CairnServer> start(CairnConfig config) {
+    CairnServer server = new CairnServer(config);
+    LOG.info("effective config: " + ConfigLoader.masked(config.raw()).encode());
+    return server.vertx.deployVerticle(server.root)
+        .map(id -> server)
+        .recover(t -> server.vertx.close().transform(x -> Future.failedFuture(t)));
+  }
+
+  public Vertx vertx() {
+    return vertx;
+  }
+
+  public CairnConfig config() {
+    return config;
+  }
+
+  public boolean ready() {
+    return root.ready();
+  }
+
+  /** Stops accepting, undeploys the tree (DBs are closed by the engine) and closes Vert.x. */
+  public Future<Void> close() {
+    return vertx.close();
+  }
+}

@@ -1,0 +1,93 @@
+package dev.cairn.config;
+
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The effective configuration, typed. Built by {@link ConfigLoader} from the defaults, the optional
+ * {@code --config} file and {@code CAIRN_*} environment overrides, in that order.
+ */
+public record CairnConfig(
+    JsonObject raw,
+    List<Bind> binds,
+    String tlsCert,
+    String tlsKey,
+    boolean logJson,
+    Path storeDir,
+    int storeReaders,
+    int maxBatch,
+    Duration shutdownFlushBudget,
+    int channelCapacity,
+    int sigWorkers,
+    int connWorkers,
+    long sendRetryWindowMillis,
+    Limits limits,
+    JsonObject relayInfo,
+    Map<String, TenantConfig> tenants) {
+
+  /** One bind address: one listener. */
+  public record Bind(String host, int port) {
+    @Override
+    public String toString() {
+      return host + ":" + port;
+    }
+  }
+
+  static CairnConfig from(JsonObject j) {
+    JsonObject http = j.getJsonObject("http");
+    List<Bind> binds = new ArrayList<>();
+    JsonArray extra = http.getJsonArray("binds", new JsonArray());
+    if (extra.isEmpty()) {
+      binds.add(new Bind(http.getString("host"), http.getInteger("port")));
+    } else {
+      for (Object b : extra) {
+        String s = String.valueOf(b);
+        int colon = s.lastIndexOf(':');
+        if (colon <= 0) {
+          throw new ConfigException("http.binds: \"" + s + "\" must be host:port");
+        }
+        binds.add(new Bind(s.substring(0, colon), Integer.parseInt(s.substring(colon + 1))));
+      }
+    }
+    JsonObject tree = j.getJsonObject("tree");
+    int cores = Runtime.getRuntime().availableProcessors();
+    JsonObject relay = j.getJsonObject("relay");
+    Map<String, TenantConfig> tenants = new LinkedHashMap<>();
+    tenants.put(TenantConfig.DEFAULT, TenantConfig.from(new JsonObject().put("id", TenantConfig.DEFAULT), relay));
+    for (Object o : j.getJsonArray("tenants", new JsonArray())) {
+      if (!(o instanceof JsonObject t)) {
+        throw new ConfigException("tenants: every entry must be an object with an \"id\"");
+      }
+      TenantConfig tc = TenantConfig.from(t, relay);
+      tenants.put(tc.id(), tc);
+    }
+    JsonObject store = j.getJsonObject("store");
+    return new CairnConfig(
+        j,
+        List.copyOf(binds),
+        j.getJsonObject("tls").getString("cert"),
+        j.getJsonObject("tls").getString("key"),
+        j.getJsonObject("log").getBoolean("json"),
+        Path.of(store.getString("dir")),
+        store.getInteger("readers"),
+        store.getInteger("max_batch"),
+        Durations.parse("shutdown.flush_budget", j.getJsonObject("shutdown").getString("flush_budget")),
+        tree.getInteger("channel_capacity"),
+        tree.getInteger("sig_workers") > 0 ? tree.getInteger("sig_workers") : cores,
+        tree.getInteger("conn_workers") > 0 ? tree.getInteger("conn_workers") : cores,
+        Durations.parse("tree.send_retry_window", tree.getString("send_retry_window")).toMillis(),
+        Limits.from(j.getJsonObject("limits")),
+        relay,
+        Map.copyOf(tenants));
+  }
+
+  public TenantConfig tenant(String id) {
+    return tenants.get(id);
+  }
+}

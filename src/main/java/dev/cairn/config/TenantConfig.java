@@ -1,0 +1,51 @@
+package dev.cairn.config;
+
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.util.List;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * One hosted relay: its own DB file, NIP-11 fields, write allowlist and SSE tokens. The tenant
+ * {@code default} is served at {@code /}; others under {@code /t/<id>} and at {@code /} for their
+ * {@code hosts}.
+ */
+public record TenantConfig(
+    String id,
+    String name,
+    String description,
+    String pubkey,
+    String contact,
+    List<String> hosts,
+    Set<String> allowedPubkeys,
+    Set<String> sseTokens) {
+
+  public static final String DEFAULT = "default";
+  private static final Pattern ID = Pattern.compile("[a-z0-9][a-z0-9_-]{0,62}");
+
+  public static boolean isValidId(String id) {
+    return id != null && ID.matcher(id).matches();
+  }
+
+  static TenantConfig from(JsonObject j, JsonObject relayDefaults) {
+    String id = j.getString("id");
+    if (!isValidId(id)) {
+      throw new ConfigException("tenants[].id: \"" + id + "\" must match [a-z0-9][a-z0-9_-]{0,62}");
+    }
+    JsonObject sse = j.getJsonObject("sse", new JsonObject());
+    return new TenantConfig(
+        id,
+        j.getString("name", relayDefaults.getString("name") + (id.equals(DEFAULT) ? "" : " / " + id)),
+        j.getString("description", relayDefaults.getString("description")),
+        j.getString("pubkey", relayDefaults.getString("pubkey")),
+        j.getString("contact", relayDefaults.getString("contact")),
+        strings(j.getJsonArray("hosts")),
+        Set.copyOf(strings(j.getJsonArray("allowed_pubkeys"))),
+        Set.copyOf(strings(sse.getJsonArray("tokens"))));
+  }
+
+  private static List<String> strings(JsonArray a) {
+    return a == null ? List.of() : a.stream().map(String::valueOf).toList();
+  }
+}

@@ -1,0 +1,267 @@
+package dev.cairn.network;
+
+import dev.cairn.config.CairnConfig;
+import dev.cairn.config.TenantConfig;
+import dev.cairn.metrics.CairnMetrics;
+import dev.cairn.metrics.HealthProbes;
+import dev.cairn.tree.Addresses;
+import dev.cairn.tree.BoundedChannel;
+import dev.cairn.tree.Channels;
+import dev.cairn.tree.Inbox;
+import dev.cairn.tree.Supervised;
+import io.vertx.core.Future;
+import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.ServerWebSocket;
+import io.vertx.core.json.JsonObject;
+import io.vertx.core.net.OpenSSLEngineOptions;
+import io.vertx.core.net.PemKeyCertOptions;
+import java.util.ArrayDeque;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.logging.Logger;
+
+/**
+ * One per bind address: owns the HttpServer and every accepted socket. Reads frames and sends them
+ * up with their connection id, writes the frames it is handed, and serves the plain HTTP endpoints.
+ * No protocol work. When network-manager gives no credit the sockets are paused until it does.
+ */
+final class Listener extends Supervised {
+  private static final Logger LOG = Logger.getLogger(Listener.class.getName());
+
+  private final int index;
+  private final CairnConfig.Bind bind;
+  private final CairnConfig config;
+  private final CairnMetrics metrics;
+  private final Channels channels;
+  private final HealthProbes probes;
+  private final TenantRouting routing;
+  private final Map<Long, Socket> sockets = new HashMap<>();
+  private final ArrayDeque<NetworkInbox> waiting = new ArrayDeque<>();
+  private final Set<Socket> pausedForCredit = new HashSet<>();
+  private BoundedChannel<NetworkInbox> toManager;
+  private HttpServer server;
+  private long nextConn = 1;
+
+  /** An accepted WebSocket and why it is paused, if it is. */
+  private static final class Socket {
+    final ServerWebSocket ws;
+    boolean pausedForCredit;
+    boolean pausedForWrites;
+    long slowTimer = -1;
+
+    Socket(ServerWebSocket ws) {
+      this.ws = ws;
+    }
+  }
+
+  Listener(int index, CairnConfig.Bind bind, CairnConfig config, CairnMetrics metrics, Channels channels,
+      HealthProbes probes, CrashReporter manager) {
+    super(manager);
+    this.index = index;
+    this.bind = bind;
+    this.config = config;
+    this.metrics = metrics;
+    this.channels = channels;
+    this.probes = probes;
+    this.routing = new TenantRouting(config);
+  }
+
+  @Override
+  protected Future<?> startNode() {
+    toManager = channels.open("listener->network-manager", Addresses.NETWORK_MANAGER);
+    new Inbox<>(vertx, Addresses.listener(index), ListenerInbox.class, this::handle);
+    server = vertx.createHttpServer(serverOptions()).requestHandler(this::request);
+    return server.listen(bind.port(), bind.host())
+        .onSuccess(s -> LOG.info("listening on " + bind.host() + ":" + s.actualPort()
+            + (config.tlsCert().isEmpty() ? "" : " (TLS)")));
+  }
+
+  @Override
+  public Future<?> stop() {
+    return server == null ? Future.succeededFuture() : server.close();
+  }
+
+  private HttpServerOptions serverOptions() {
+    int max = config.limits().maxMessageLength();
+    HttpServerOptions o = new HttpServerOptions()
+        // Room above the limit so an over-long message still reaches the conn-worker, which answers
+        // it with a NOTICE and a 1009 close; beyond 4x the transport drops it outright.
+        .setMaxWebSocketMessageSize(Math.max(max * 4, 65536))
+        .setMaxWebSocketFrameSize(Math.max(max * 4, 65536))
+        .setPerMessageWebSocketCompressionSupported(true)
+        .setTcpNoDelay(true);
+    if (!config.tlsCert().isEmpty()) {
+      o.setSsl(true).setKeyCertOptions(new PemKeyCertOptions().setCertPath(config.tlsCert()).setKeyPath(config.tlsKey()));
+      if (OpenSSLEngineOptions.isAvailable()) {
+        o.setSslEngineOptions(new OpenSSLEngineOptions());
+      }
+    }
+    return o;
+  }
+
+  private void request(HttpServerRequest req) {
+    String path = req.path();
+    switch (path) {
+      case "/healthz" -> {
+        json(req, 200, new JsonObject().put("status", "ok"));
+        return;
+      }
+      case "/readyz" -> {
+        if (probes.ready().getAsBoolean()) {
+          json(req, 200, new JsonObject().put("status", "ready"));
+        } else {
+          json(req, 503, new JsonObject().put("status", "starting").put("reason", "the verticle tree is not fully deployed"));
+        }
+        return;
+      }
+      case "/metrics" -> {
+        req.response().putHeader(HttpHeaders.CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")
+            .end(probes.scrape().get());
+        return;
+      }
+      default -> { }
+    }
+    TenantRouting.Target target = routing.resolve(path, req.authority() == null ? null : req.authority().host());
+    if (target.tenant() == null) {
+      json(req, 404, new JsonObject().put("error", "unknown tenant \"" + target.tenantId() + "\""));
+      return;
+    }
+    if (!target.rest().equals("/") && !target.rest().isEmpty()) {
+      json(req, 404, new JsonObject().put("error", "not found: " + path));
+      return;
+    }
+    TenantConfig tenant = target.tenant();
+    if (req.canUpgradeToWebSocket()) {
+      req.toWebSocket().onSuccess(ws -> accept(ws, tenant.id()));
+      return;
+    }
+    String accept = req.getHeader(HttpHeaders.ACCEPT);
+    if (req.method().name().equals("OPTIONS")) {
+      cors(req).setStatusCode(204).end();
+    } else if (accept != null && accept.contains("application/nostr+json")) {
+      cors(req).putHeader(HttpHeaders.CONTENT_TYPE, "application/nostr+json")
+          .end(Nip11Document.of(config, tenant).encode());
+    } else {
+      String scheme = config.tlsCert().isEmpty() ? "ws://" : "wss://";
+      String host = req.authority() == null ? bind.toString() : req.authority().toString();
+      req.response().putHeader(HttpHeaders.CONTENT_TYPE, "text/html; charset=utf-8")
+          .end(StatusPage.render(tenant, scheme + host + path,
+              metrics.connections(tenant.id()).get(), metrics.subscriptions(tenant.id()).get()));
+    }
+  }
+
+  private static io.vertx.core.http.HttpServerResponse cors(HttpServerRequest req) {
+    return req.response()
+        .putHeader("Access-Control-Allow-Origin", "*")
+        .putHeader("Access-Control-Allow-Headers", "*")
+        .putHeader("Access-Control-Allow-Methods", "GET, OPTIONS");
+  }
+
+  private static void json(HttpServerRequest req, int status, JsonObject body) {
+    req.response().setStatusCode(status).putHeader(HttpHeaders.CONTENT_TYPE, "application/json").end(body.encode());
+  }
+
+  private void accept(ServerWebSocket ws, String tenant) {
+    long connId = ((long) index << 48) | nextConn++;
+    Socket s = new Socket(ws);
+    sockets.put(connId, s);
+    String remote = String.valueOf(ws.remoteAddress());
+    up(s, new NetworkInbox.Opened(connId, tenant, index, remote));
+    ws.textMessageHandler(text -> up(s, new NetworkInbox.Frame(connId, text)));
+    ws.binaryMessageHandler(buf -> up(s, new NetworkInbox.Frame(connId, null)));
+    ws.exceptionHandler(t -> LOG.fine("connection " + remote + ": " + t));
+    ws.closeHandler(v -> {
+      Socket gone = sockets.remove(connId);
+      if (gone != null && gone.slowTimer >= 0) {
+        vertx.cancelTimer(gone.slowTimer);
+      }
+      pausedForCredit.remove(gone);
+      up(null, new NetworkInbox.Gone(connId));
+    });
+  }
+
+  /** Sends up in arrival order; without credit, pauses the socket that fed the message. */
+  private void up(Socket from, NetworkInbox msg) {
+    if (waiting.isEmpty() && toManager.trySend(msg)) {
+      return;
+    }
+    waiting.add(msg);
+    if (from != null && !from.pausedForCredit) {
+      from.pausedForCredit = true;
+      pausedForCredit.add(from);
+      from.ws.pause();
+    }
+    if (waiting.size() == 1) {
+      toManager.onCredit(this::drainUp);
+    }
+  }
+
+  private void drainUp() {
+    NetworkInbox msg;
+    while ((msg = waiting.peek()) != null) {
+      if (!toManager.trySend(msg)) {
+        toManager.onCredit(this::drainUp);
+        return;
+      }
+      waiting.poll();
+    }
+    for (Socket s : pausedForCredit) {
+      s.pausedForCredit = false;
+      if (!s.pausedForWrites) {
+        s.ws.resume();
+      }
+    }
+    pausedForCredit.clear();
+  }
+
+  private void handle(ListenerInbox msg) {
+    if (msg instanceof ListenerInbox.Write w) {
+      Socket s = sockets.get(w.connId());
+      if (s == null) {
+        return;
+      }
+      for (String frame : w.frames()) {
+        s.ws.writeTextMessage(frame);
+      }
+      if (s.ws.writeQueueFull() && !s.pausedForWrites) {
+        slowReader(w.connId(), s);
+      }
+    } else if (msg instanceof ListenerInbox.Close c) {
+      Socket s = sockets.get(c.connId());
+      if (s != null) {
+        s.ws.close(c.code(), c.reason());
+      }
+    }
+  }
+
+  /**
+   * The client does not read what we write: stop reading from it (no new work for it) until its
+   * queue drains, and close it if it stays unwritable past {@code limits.slow_consumer_timeout}.
+   */
+  private void slowReader(long connId, Socket s) {
+    s.pausedForWrites = true;
+    s.ws.pause();
+    s.slowTimer = vertx.setTimer(config.limits().slowConsumerTimeoutMillis(), id -> {
+      s.slowTimer = -1;
+      if (sockets.containsKey(connId) && s.pausedForWrites) {
+        LOG.info("closing slow consumer " + s.ws.remoteAddress());
+        s.ws.close((short) 1008, "slow consumer: not reading");
+      }
+    });
+    s.ws.drainHandler(v -> {
+      s.pausedForWrites = false;
+      if (s.slowTimer >= 0) {
+        vertx.cancelTimer(s.slowTimer);
+        s.slowTimer = -1;
+      }
+      if (!s.pausedForCredit) {
+        s.ws.resume();
+      }
+    });
+  }
+}

@@ -1,0 +1,34 @@
+package dev.cairn.network;
+
+import dev.cairn.nostr.Filter;
+import dev.cairn.nostr.NostrEvent;
+import dev.cairn.store.StoredEvent;
+import dev.cairn.tree.TreeMessage;
+import java.util.List;
+
+/** network-manager's inbox: from listeners, conn-workers and root. */
+public sealed interface NetworkInbox extends TreeMessage {
+  // from a listener
+  record Opened(long connId, String tenant, int listener, String remote) implements NetworkInbox {}
+
+  record Frame(long connId, String text) implements NetworkInbox {}
+
+  record Gone(long connId) implements NetworkInbox {}
+
+  // from a conn-worker
+  record Publish(long connId, NostrEvent event, String authedPubkey) implements NetworkInbox {}
+
+  record Subscribe(long connId, String subId, List<Filter> filters, boolean count) implements NetworkInbox {}
+
+  record Unsubscribe(long connId, String subId) implements NetworkInbox {}
+
+  // from root
+  record Outcome(long connId, String eventId, boolean accepted, String message) implements NetworkInbox {}
+
+  record Dispatch(String tenant, NostrEvent event, long seq) implements NetworkInbox {}
+
+  record HistoryAnswer(long connId, String subId, long subSerial, boolean count, List<StoredEvent> events, long total, String error)
+      implements NetworkInbox {}
+
+  record HighWater(String tenant, long seq) implements NetworkInbox {}
+}

@@ -1,0 +1,242 @@
+package dev.cairn.network;
+
+import dev.cairn.config.CairnConfig;
+import dev.cairn.metrics.CairnMetrics;
+import dev.cairn.metrics.HealthProbes;
+import dev.cairn.root.RootInbox;
+import dev.cairn.store.StoredEvent;
+import dev.cairn.tree.Addresses;
+import dev.cairn.tree.BoundedChannel;
+import dev.cairn.tree.Channels;
+import dev.cairn.tree.Inbox;
+import dev.cairn.tree.OrderedSender;
+import dev.cairn.tree.Supervised;
+import io.vertx.core.Future;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * The relay proper: knows which listener and conn-worker each connection belongs to and forwards
+ * between them, holds the only subscription registry and matches every dispatched event. Owns one
+ * listener per bind address and N conn-workers; connections go to a worker chosen at random.
+ */
+public final class NetworkManager extends Supervised {
+  private static final Logger LOG = Logger.getLogger(NetworkManager.class.getName());
+
+  private final CairnConfig config;
+  private final CairnMetrics metrics;
+  private final HealthProbes probes;
+  private final Channels channels;
+  private final Map<String, Long> highWater = new HashMap<>();
+  private final Map<Long, Conn> conns = new HashMap<>();
+  private final SubscriptionRegistry registry = new SubscriptionRegistry();
+  private final List<Worker> workers = new ArrayList<>();
+  private final List<String> listenerDeployments = new ArrayList<>();
+  private Inbox<NetworkInbox> inbox;
+  private OrderedSender<RootInbox> toRoot;
+  private long nextSerial = 1;
+
+  private record Conn(long connId, String tenant, int listener, Worker worker, String remote) {}
+
+  private final class Worker {
+    final int index;
+    OrderedSender<ConnWorkerInbox> sender;
+    String deploymentId;
+
+    Worker(int index) {
+      this.index = index;
+    }
+  }
+
+  public NetworkManager(CairnConfig config, CairnMetrics metrics, HealthProbes probes, Channels channels,
+      Map<String, Long> openedHighWater, CrashReporter root) {
+    super(root);
+    this.probes = probes;
+    this.config = config;
+    this.metrics = metrics;
+    this.channels = channels;
+    this.highWater.putAll(openedHighWater);
+  }
+
+  @Override
+  protected Future<?> startNode() {
+    inbox = new Inbox<>(vertx, Addresses.NETWORK_MANAGER, NetworkInbox.class, this::handle);
+    toRoot = new OrderedSender<>(channels.open("network-manager->root", Addresses.ROOT));
+    List<Future<?>> started = new ArrayList<>();
+    for (int i = 0; i < config.connWorkers(); i++) {
+      Worker w = new Worker(i);
+      w.sender = new OrderedSender<>(channels.open("network-manager->conn-worker", Addresses.connWorker(i),
+          stalled -> restart(w, "stalled past the send retry window")));
+      workers.add(w);
+      started.add(deploy(w));
+    }
+    return Future.all(started).compose(x -> {
+      List<Future<?>> listening = new ArrayList<>();
+      for (int i = 0; i < config.binds().size(); i++) {
+        listening.add(vertx.deployVerticle(new Listener(i, config.binds().get(i), config, metrics, channels, probes,
+                (child, cause) -> LOG.log(Level.SEVERE, "listener crashed", cause)))
+            .onSuccess(listenerDeployments::add));
+      }
+      return Future.all(listening);
+    });
+  }
+
+  private Future<String> deploy(Worker w) {
+    return vertx.deployVerticle(new ConnWorker(w.index, config.limits(), channels,
+            (child, cause) -> context.runOnContext(v -> restart(w, cause.toString()))))
+        .onSuccess(id -> w.deploymentId = id);
+  }
+
+  /**
+   * A dead conn-worker is redeployed at the same address. Its connections' protocol state is gone,
+   * so they are closed (clients reconnect); every other connection keeps being served.
+   */
+  private void restart(Worker w, String cause) {
+    String old = w.deploymentId;
+    if (old == null) {
+      return;
+    }
+    w.deploymentId = null;
+    List<Conn> lost = conns.values().stream().filter(c -> c.worker() == w).toList();
+    LOG.log(Level.SEVERE, "conn-worker " + w.index + " died (" + cause + "), redeploying; closing "
+        + lost.size() + " of its connections");
+    w.sender.clear();
+    for (Conn c : lost) {
+      listener(c.listener()).sendOwed(new ListenerInbox.Close(c.connId(), (short) 1011,
+          "internal error: connection worker restarted, please reconnect"));
+      forget(c);
+    }
+    vertx.undeploy(old).recover(t -> Future.succeededFuture())
+        .compose(x -> deploy(w))
+        .onSuccess(x -> w.sender.channel().reset())
+        .onFailure(t -> LOG.log(Level.SEVERE, "could not redeploy conn-worker " + w.index, t));
+  }
+
+  private final Map<Integer, BoundedChannel<ListenerInbox>> listeners = new HashMap<>();
+
+  private BoundedChannel<ListenerInbox> listener(int index) {
+    return listeners.computeIfAbsent(index, i -> channels.open("network-manager->listener", Addresses.listener(i)));
+  }
+
+  private void handle(NetworkInbox msg) {
+    if (msg instanceof NetworkInbox.Frame f) {
+      Conn c = conns.get(f.connId());
+      if (c != null) {
+        c.worker().sender.send(new ConnWorkerInbox.Parse(f.connId(), f.text()), inbox);
+      }
+    } else if (msg instanceof NetworkInbox.Dispatch d) {
+      dispatch(d);
+    } else if (msg instanceof NetworkInbox.Outcome o) {
+      Conn c = conns.get(o.connId());
+      if (c != null) {
+        c.worker().sender.channel().sendOwed(new ConnWorkerInbox.Ok(o.connId(), o.eventId(), o.accepted(), o.message()));
+      }
+    } else if (msg instanceof NetworkInbox.Publish p) {
+      Conn c = conns.get(p.connId());
+      if (c != null) {
+        toRoot.send(new RootInbox.Submit(p.connId(), c.tenant(), p.event(), p.authedPubkey()), inbox);
+      }
+    } else if (msg instanceof NetworkInbox.Subscribe s) {
+      subscribe(s);
+    } else if (msg instanceof NetworkInbox.Unsubscribe u) {
+      Conn c = conns.get(u.connId());
+      if (c != null) {
+        metrics.subscriptions(c.tenant()).addAndGet(-registry.remove(u.connId(), u.subId()));
+      }
+    } else if (msg instanceof NetworkInbox.HistoryAnswer a) {
+      answer(a);
+    } else if (msg instanceof NetworkInbox.Opened o) {
+      Worker w = workers.get(ThreadLocalRandom.current().nextInt(workers.size()));
+      Conn c = new Conn(o.connId(), o.tenant(), o.listener(), w, o.remote());
+      conns.put(o.connId(), c);
+      metrics.connections(o.tenant()).incrementAndGet();
+      w.sender.send(new ConnWorkerInbox.Attach(o.connId(), o.tenant(), o.listener(), o.remote()), inbox);
+    } else if (msg instanceof NetworkInbox.Gone g) {
+      Conn c = conns.get(g.connId());
+      if (c != null) {
+        forget(c);
+        c.worker().sender.send(new ConnWorkerInbox.Detach(g.connId()), inbox);
+      }
+    } else if (msg instanceof NetworkInbox.HighWater h) {
+      highWater.merge(h.tenant(), h.seq(), Math::max);
+    }
+  }
+
+  private void forget(Conn c) {
+    conns.remove(c.connId());
+    metrics.connections(c.tenant()).decrementAndGet();
+    metrics.subscriptions(c.tenant()).addAndGet(-registry.removeConn(c.connId()));
+  }
+
+  /** Registers the REQ with its seq floor before its history query runs (CONTRACT section 3). */
+  private void subscribe(NetworkInbox.Subscribe s) {
+    Conn c = conns.get(s.connId());
+    if (c == null) {
+      return;
+    }
+    long floor = highWater.getOrDefault(c.tenant(), 0L) + 1;
+    long serial = nextSerial++;
+    if (!s.count()) {
+      int added = registry.put(c.tenant(), s.connId(), new Subscription(s.subId(), serial, s.filters(), floor));
+      metrics.subscriptions(c.tenant()).addAndGet(added);
+    }
+    toRoot.send(new RootInbox.History(s.connId(), c.tenant(), s.subId(), serial, s.filters(), floor, s.count()), inbox);
+  }
+
+  private void answer(NetworkInbox.HistoryAnswer a) {
+    Conn c = conns.get(a.connId());
+    if (c == null) {
+      return;
+    }
+    OrderedSender<ConnWorkerInbox> out = c.worker().sender;
+    if (a.count()) {
+      out.channel().sendOwed(a.error() != null
+          ? new ConnWorkerInbox.Refused(a.connId(), a.subId(), a.error())
+          : new ConnWorkerInbox.Counted(a.connId(), a.subId(), a.total()));
+      return;
+    }
+    Subscription sub = registry.get(a.connId(), a.subId());
+    if (sub == null || sub.serial != a.subSerial()) {
+      return; // closed or replaced by a newer REQ with the same id meanwhile
+    }
+    if (a.error() != null) {
+      metrics.subscriptions(c.tenant()).addAndGet(-registry.remove(a.connId(), a.subId()));
+      out.channel().sendOwed(new ConnWorkerInbox.Refused(a.connId(), a.subId(), a.error()));
+      return;
+    }
+    sub.historyDone = true;
+    List<String> jsons = new ArrayList<>(a.events().size());
+    for (StoredEvent e : a.events()) {
+      jsons.add(e.json());
+    }
+    List<String> held = sub.heldLive == null ? List.of() : sub.heldLive;
+    sub.heldLive = null;
+    out.channel().sendOwed(new ConnWorkerInbox.History(a.connId(), a.subId(), jsons, held));
+  }
+
+  private void dispatch(NetworkInbox.Dispatch d) {
+    if (d.seq() > 0) {
+      highWater.merge(d.tenant(), d.seq(), Math::max);
+    }
+    List<Map.Entry<Long, String>> overflowed = new ArrayList<>(0);
+    for (SubscriptionRegistry.Match m : registry.match(d.tenant(), d.event(), d.seq(), d.event().json(), overflowed)) {
+      Conn c = conns.get(m.connId());
+      if (c != null) {
+        c.worker().sender.channel().sendOwed(new ConnWorkerInbox.Live(m.connId(), m.live(), d.event().json()));
+      }
+    }
+    for (Map.Entry<Long, String> o : overflowed) {
+      Conn c = conns.get(o.getKey());
+      if (c != null) {
+        metrics.subscriptions(c.tenant()).addAndGet(-registry.remove(o.getKey(), o.getValue()));
+        c.worker().sender.channel().sendOwed(new ConnWorkerInbox.Refused(o.getKey(), o.getValue(),
+            "error: too many live events arrived before the stored ones were sent; please retry"));
+      }
+    }
+  }
+}

@@ -1,0 +1,31 @@
+package dev.cairn.network;
+
+import dev.cairn.config.CairnConfig;
+import dev.cairn.config.TenantConfig;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+
+/** The NIP-11 relay information document of one tenant; lists only NIPs that work end to end. */
+final class Nip11Document {
+  static final JsonArray SUPPORTED_NIPS = new JsonArray().add(1).add(9).add(11).add(40).add(45);
+
+  private Nip11Document() {}
+
+  static JsonObject of(CairnConfig config, TenantConfig tenant) {
+    JsonObject relay = config.relayInfo();
+    JsonObject doc = new JsonObject()
+        .put("name", tenant.name())
+        .put("description", tenant.description())
+        .put("supported_nips", SUPPORTED_NIPS.copy())
+        .put("software", relay.getString("software"))
+        .put("version", relay.getString("version"))
+        .put("limitation", config.limits().toNip11());
+    if (tenant.pubkey() != null && !tenant.pubkey().isEmpty()) {
+      doc.put("pubkey", tenant.pubkey());
+    }
+    if (tenant.contact() != null && !tenant.contact().isEmpty()) {
+      doc.put("contact", tenant.contact());
+    }
+    return doc;
+  }
+}

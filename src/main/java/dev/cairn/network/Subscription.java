@@ -1,0 +1,55 @@
+package dev.cairn.network;
+
+import dev.cairn.nostr.Filter;
+import dev.cairn.nostr.NostrEvent;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * One REQ of one connection, as the registry holds it. {@code seqFloor} is the history/live
+ * boundary: the history query covers {@code seq < seqFloor}, live delivery {@code seq >= seqFloor}
+ * (ephemeral events carry seq 0 and skip the floor). Live matches that arrive before the history
+ * answer are held back so they follow EOSE, in order.
+ */
+final class Subscription {
+  /** How many live events may wait for a slow history query before the REQ is closed. */
+  static final int MAX_HELD_LIVE = 1000;
+
+  final String subId;
+  final long serial;
+  final List<Filter> filters;
+  final long seqFloor;
+  boolean historyDone;
+  List<String> heldLive;
+
+  Subscription(String subId, long serial, List<Filter> filters, long seqFloor) {
+    this.subId = subId;
+    this.serial = serial;
+    this.filters = filters;
+    this.seqFloor = seqFloor;
+  }
+
+  boolean wants(NostrEvent event, long seq) {
+    if (seq != 0 && seq < seqFloor) {
+      return false; // already covered by this subscription's history query
+    }
+    for (Filter f : filters) {
+      if (f.search() == null && f.matches(event)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Holds a live match until EOSE; false when too many are already held. */
+  boolean hold(String eventJson) {
+    if (heldLive == null) {
+      heldLive = new ArrayList<>();
+    }
+    if (heldLive.size() >= MAX_HELD_LIVE) {
+      return false;
+    }
+    heldLive.add(eventJson);
+    return true;
+  }
+}

@@ -1,0 +1,250 @@
+package dev.cairn.root;
+
+import dev.cairn.config.CairnConfig;
+import dev.cairn.metrics.CairnMetrics;
+import dev.cairn.metrics.HealthProbes;
+import dev.cairn.network.NetworkInbox;
+import dev.cairn.network.NetworkManager;
+import dev.cairn.nostr.Kinds;
+import dev.cairn.nostr.NostrEvent;
+import dev.cairn.policy.Policy;
+import dev.cairn.policy.PolicyInbox;
+import dev.cairn.sig.SigInbox;
+import dev.cairn.sig.SigManager;
+import dev.cairn.store.DatabaseEngine;
+import dev.cairn.store.DatabaseInbox;
+import dev.cairn.store.PersistResult;
+import dev.cairn.tree.Addresses;
+import dev.cairn.tree.BoundedChannel;
+import dev.cairn.tree.Channels;
+import dev.cairn.tree.Inbox;
+import dev.cairn.tree.OrderedSender;
+import dev.cairn.tree.Supervised;
+import io.vertx.core.Future;
+import io.vertx.core.VerticleBase;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Supplier;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * Router and supervisor. An inbound event goes to sig-manager, then policy, then database-engine
+ * (or straight to dispatch when ephemeral); its outcome and Dispatch go to network-manager after
+ * PersistAck. Root's only state is the in-flight verification set: the same event submitted again
+ * while in flight joins the first submission instead of being verified twice.
+ */
+public final class Root extends VerticleBase {
+  private static final Logger LOG = Logger.getLogger(Root.class.getName());
+
+  private final CairnConfig config;
+  private final CairnMetrics metrics;
+  private final HealthProbes probes;
+  private final Map<Long, InFlight> tickets = new HashMap<>();
+  private final Map<String, InFlight> byEventKey = new HashMap<>();
+  private final Map<String, String> deployments = new HashMap<>();
+  private long nextTicket = 1;
+  private Channels channels;
+  private Inbox<RootInbox> inbox;
+  private OrderedSender<SigInbox> toSig;
+  private OrderedSender<PolicyInbox> toPolicy;
+  private OrderedSender<DatabaseInbox> toDatabase;
+  private BoundedChannel<NetworkInbox> toNetwork;
+  private volatile boolean ready;
+
+  /** An event between Submit and its outcome; every connection that sent it waits for one OK. */
+  private static final class InFlight {
+    final long ticket;
+    final String tenant;
+    final NostrEvent event;
+    final String authedPubkey;
+    final List<Long> waiters = new ArrayList<>(1);
+    /** The node that holds the event now: sig-manager, policy or database-engine. */
+    String stage;
+
+    InFlight(long ticket, String tenant, NostrEvent event, String authedPubkey) {
+      this.ticket = ticket;
+      this.tenant = tenant;
+      this.event = event;
+      this.authedPubkey = authedPubkey;
+    }
+  }
+
+  public Root(CairnConfig config, CairnMetrics metrics, java.util.function.Supplier<String> scrape) {
+    this.config = config;
+    this.metrics = metrics;
+    this.probes = new HealthProbes(() -> ready, scrape);
+  }
+
+  /** True once every node of the tree is deployed. */
+  public boolean ready() {
+    return ready;
+  }
+
+  @Override
+  public Future<?> start() {
+    channels = new Channels(vertx, config.channelCapacity(), config.sendRetryWindowMillis(), metrics);
+    inbox = new Inbox<>(vertx, Addresses.ROOT, RootInbox.class, this::handle);
+    toSig = new OrderedSender<>(channels.open("root->sig-manager", Addresses.SIG_MANAGER, s -> restart("sig-manager")));
+    toPolicy = new OrderedSender<>(channels.open("root->policy", Addresses.POLICY, s -> restart("policy")));
+    toDatabase = new OrderedSender<>(channels.open("root->database-engine", Addresses.DATABASE_ENGINE,
+        s -> restart("database-engine")));
+    toNetwork = channels.open("root->network-manager", Addresses.NETWORK_MANAGER);
+    DatabaseEngine engine = databaseEngine();
+    return deploy("database-engine", () -> engine)
+        .compose(x -> deploy("policy", this::policy))
+        .compose(x -> deploy("sig-manager", this::sigManager))
+        .compose(x -> deploy("network-manager", () -> new NetworkManager(config, metrics, probes, channels,
+            engine.openedHighWater(), crashReporter("network-manager"))))
+        .onSuccess(x -> ready = true);
+  }
+
+  private DatabaseEngine databaseEngine() {
+    return new DatabaseEngine(channels, config.storeDir(), List.copyOf(config.tenants().keySet()),
+        config.storeReaders(), config.maxBatch(), config.limits().defaultLimit(), config.limits().maxLimit(),
+        crashReporter("database-engine"));
+  }
+
+  private Policy policy() {
+    double perSecond = config.raw().getJsonObject("policy", new io.vertx.core.json.JsonObject())
+        .getDouble("writes_per_second", 0.0);
+    return new Policy(channels, config.limits(), config.tenants(), perSecond, crashReporter("policy"));
+  }
+
+  private SigManager sigManager() {
+    return new SigManager(config.sigWorkers(), channels, metrics.sigVerify(), crashReporter("sig-manager"));
+  }
+
+  private final Map<String, Supplier<? extends Supervised>> factories = new HashMap<>();
+
+  private Future<String> deploy(String name, Supplier<? extends Supervised> factory) {
+    factories.put(name, factory);
+    return vertx.deployVerticle(factory.get()).onSuccess(id -> deployments.put(name, id));
+  }
+
+  private Supervised.CrashReporter crashReporter(String name) {
+    return (child, cause) -> context.runOnContext(v -> {
+      LOG.log(Level.SEVERE, name + " crashed, redeploying it", cause);
+      restart(name);
+    });
+  }
+
+  /** A dead child is redeployed with its children; what it had in flight is failed back. */
+  private void restart(String name) {
+    String id = deployments.remove(name);
+    if (id == null) {
+      return; // already restarting
+    }
+    failInFlight(name);
+    Supplier<? extends Supervised> factory = name.equals("database-engine") ? this::databaseEngine : factories.get(name);
+    vertx.undeploy(id).recover(t -> Future.succeededFuture())
+        .compose(x -> deploy(name, factory))
+        .onSuccess(x -> {
+          switch (name) {
+            case "sig-manager" -> toSig.channel().reset();
+            case "policy" -> toPolicy.channel().reset();
+            case "database-engine" -> toDatabase.channel().reset();
+            default -> { }
+          }
+        })
+        .onFailure(t -> LOG.log(Level.SEVERE, "could not redeploy " + name, t));
+  }
+
+  private void failInFlight(String node) {
+    OrderedSender<?> sender = switch (node) {
+      case "sig-manager" -> toSig;
+      case "policy" -> toPolicy;
+      case "database-engine" -> toDatabase;
+      default -> null;
+    };
+    if (sender == null) {
+      return;
+    }
+    sender.clear();
+    // What the dead node held is failed back; the clients retry (a stored retry is a duplicate).
+    for (InFlight f : new ArrayList<>(tickets.values())) {
+      if (!node.equals(f.stage)) {
+        continue;
+      }
+      finish(f, false, "error: " + node + " restarted, please retry", "error");
+    }
+  }
+
+  private void handle(RootInbox msg) {
+    if (msg instanceof RootInbox.Submit s) {
+      String key = s.tenant() + ":" + s.event().id();
+      InFlight f = byEventKey.get(key);
+      if (f != null) {
+        f.waiters.add(s.connId());
+        return;
+      }
+      f = new InFlight(nextTicket++, s.tenant(), s.event(), s.authedPubkey());
+      f.waiters.add(s.connId());
+      tickets.put(f.ticket, f);
+      byEventKey.put(key, f);
+      f.stage = "sig-manager";
+      toSig.send(new SigInbox.Verify(f.ticket, s.event()), inbox);
+    } else if (msg instanceof RootInbox.Verified v) {
+      InFlight f = tickets.get(v.ticket());
+      if (f == null) {
+        return;
+      }
+      if (!v.valid()) {
+        finish(f, false, v.reason(), v.reason().startsWith("error:") ? "error" : "invalid");
+        return;
+      }
+      f.stage = "policy";
+      toPolicy.send(new PolicyInbox.Judge(f.ticket, f.tenant, f.event, f.authedPubkey), inbox);
+    } else if (msg instanceof RootInbox.Judged j) {
+      InFlight f = tickets.get(j.ticket());
+      if (f == null) {
+        return;
+      }
+      if (j.rejection() != null) {
+        finish(f, false, j.rejection(), j.rejection().substring(0, j.rejection().indexOf(':')));
+      } else if (Kinds.isEphemeral(f.event.kind())) {
+        toNetwork.sendOwed(new NetworkInbox.Dispatch(f.tenant, f.event, 0));
+        finish(f, true, "", "accepted");
+      } else {
+        f.stage = "database-engine";
+        toDatabase.send(new DatabaseInbox.Persist(f.ticket, f.tenant, f.event), inbox);
+      }
+    } else if (msg instanceof RootInbox.Persisted p) {
+      for (RootInbox.Persisted.Ack ack : p.acks()) {
+        InFlight f = tickets.get(ack.ticket());
+        if (f == null) {
+          continue;
+        }
+        PersistResult r = ack.result();
+        if (r instanceof PersistResult.Stored stored) {
+          metrics.eventStored(f.tenant);
+          toNetwork.sendOwed(new NetworkInbox.Dispatch(f.tenant, f.event, stored.seq()));
+          finish(f, true, "", "accepted");
+        } else if (r instanceof PersistResult.Duplicate d) {
+          finish(f, true, d.message(), "duplicate");
+        } else if (r instanceof PersistResult.Rejected rej) {
+          finish(f, false, rej.message(), rej.message().substring(0, Math.max(0, rej.message().indexOf(':'))));
+        }
+      }
+    } else if (msg instanceof RootInbox.History h) {
+      toDatabase.send(new DatabaseInbox.Query(h.connId(), h.tenant(), h.subId(), h.subSerial(), h.filters(),
+          h.seqBelow(), h.count()), inbox);
+    } else if (msg instanceof RootInbox.HistoryDone d) {
+      toNetwork.sendOwed(new NetworkInbox.HistoryAnswer(d.connId(), d.subId(), d.subSerial(), d.count(), d.events(),
+          d.total(), d.error()));
+    } else if (msg instanceof RootInbox.TenantOpened t) {
+      toNetwork.sendOwed(new NetworkInbox.HighWater(t.tenant(), t.highWaterSeq()));
+    }
+  }
+
+  private void finish(InFlight f, boolean accepted, String message, String result) {
+    tickets.remove(f.ticket);
+    byEventKey.remove(f.tenant + ":" + f.event.id());
+    metrics.eventReceived(f.tenant, result);
+    for (long conn : f.waiters) {
+      toNetwork.sendOwed(new NetworkInbox.Outcome(conn, f.event.id(), accepted, message));
+    }
+  }
+}

@@ -1,0 +1,29 @@
+package dev.cairn.sig;
+
+import dev.cairn.nostr.EventId;
+import dev.cairn.nostr.Hex;
+import dev.cairn.nostr.NostrEvent;
+import fr.acinq.secp256k1.Secp256k1;
+
+/**
+ * The work of a sig-worker: the event id must be the hash of its content, and the BIP-340 Schnorr
+ * signature over that id must verify against the pubkey, with libsecp256k1. Pure compute, no state.
+ */
+public final class Bip340Verifier {
+  private final Secp256k1 secp = Secp256k1.get();
+
+  /** Null when the event is authentic, else the {@code invalid:} reason. */
+  public String check(NostrEvent event) {
+    if (!EventId.verify(event)) {
+      return "invalid: event id does not match the event's content";
+    }
+    boolean ok;
+    try {
+      ok = secp.verifySchnorr(Hex.decode(event.sig()), Hex.decode(event.id()), Hex.decode(event.pubkey()));
+    } catch (RuntimeException e) {
+      // libsecp256k1 refuses keys that are not on the curve by throwing.
+      ok = false;
+    }
+    return ok ? null : "invalid: signature does not verify";
+  }
+}

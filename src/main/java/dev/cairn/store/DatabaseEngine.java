@@ -1,0 +1,163 @@
+package dev.cairn.store;
+
+import dev.cairn.root.RootInbox;
+import dev.cairn.tree.Addresses;
+import dev.cairn.tree.BoundedChannel;
+import dev.cairn.tree.Channels;
+import dev.cairn.tree.Inbox;
+import dev.cairn.tree.Supervised;
+import io.vertx.core.Future;
+import io.vertx.core.WorkerExecutor;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * The only node that touches a tenant DB. Its event loop only coordinates: writes run on one
+ * dedicated writer thread, queries on a reader pool. Group commit: every Persist that arrives while
+ * a commit runs waits in {@code pending} and goes into the next transaction (at most
+ * {@code store.max_batch}); each is acked after its commit. Pending work keeps its upstream credit
+ * until done, so root's channel bounds the queue.
+ */
+public final class DatabaseEngine extends Supervised {
+  private static final Logger LOG = Logger.getLogger(DatabaseEngine.class.getName());
+  private static final long EXPIRY_SWEEP_MS = 60_000;
+
+  private record Pending(DatabaseInbox.Persist persist, Runnable release) {}
+
+  private final Channels channels;
+  private final Path storeDir;
+  private final List<String> tenantIds;
+  private final int readers;
+  private final int maxBatch;
+  private final int defaultLimit;
+  private final int maxLimit;
+  private final Map<String, TenantStore> stores = new HashMap<>();
+  private final Map<String, List<Pending>> pending = new HashMap<>();
+  private final Map<String, Boolean> committing = new HashMap<>();
+  private volatile Map<String, Long> openedHighWater = Map.of();
+  private WorkerExecutor writer;
+  private WorkerExecutor readerPool;
+  private BoundedChannel<RootInbox> toRoot;
+  private Inbox<DatabaseInbox> inbox;
+
+  public DatabaseEngine(Channels channels, Path storeDir, List<String> tenantIds, int readers, int maxBatch,
+      int defaultLimit, int maxLimit, CrashReporter root) {
+    super(root);
+    this.channels = channels;
+    this.storeDir = storeDir;
+    this.tenantIds = List.copyOf(tenantIds);
+    this.readers = readers;
+    this.maxBatch = maxBatch;
+    this.defaultLimit = defaultLimit;
+    this.maxLimit = maxLimit;
+  }
+
+  /** The seq high water of each tenant store when this engine opened it; set before start completes. */
+  public Map<String, Long> openedHighWater() {
+    return openedHighWater;
+  }
+
+  @Override
+  protected Future<?> startNode() {
+    writer = vertx.createSharedWorkerExecutor("cairn-db-writer-" + deploymentID(), 1);
+    readerPool = vertx.createSharedWorkerExecutor("cairn-db-reader-" + deploymentID(), readers);
+    toRoot = channels.open("database-engine->root", Addresses.ROOT);
+    return writer.executeBlocking(() -> {
+      Map<String, Long> hw = new HashMap<>();
+      for (String t : tenantIds) {
+        TenantStore s = TenantStore.open(storeDir.resolve("tenants").resolve(t + ".db"), readers);
+        synchronized (stores) {
+          stores.put(t, s);
+        }
+        hw.put(t, s.highWaterSeq());
+      }
+      return Map.copyOf(hw);
+    }).onSuccess(hw -> {
+      openedHighWater = hw;
+      inbox = new Inbox<>(vertx, Addresses.DATABASE_ENGINE, DatabaseInbox.class, this::handle);
+      vertx.setPeriodic(EXPIRY_SWEEP_MS, id -> sweepExpired());
+    });
+  }
+
+  @Override
+  public Future<?> stop() {
+    return writer.executeBlocking(() -> {
+      synchronized (stores) {
+        stores.values().forEach(TenantStore::close);
+        stores.clear();
+      }
+      return null;
+    }).eventually(() -> writer.close()).eventually(() -> readerPool.close());
+  }
+
+  private void handle(DatabaseInbox msg) {
+    if (msg instanceof DatabaseInbox.Persist p) {
+      pending.computeIfAbsent(p.tenant(), t -> new ArrayList<>()).add(new Pending(p, inbox.hold()));
+      commitNext(p.tenant());
+    } else if (msg instanceof DatabaseInbox.Query q) {
+      Runnable release = inbox.hold();
+      TenantStore store = stores.get(q.tenant());
+      long now = System.currentTimeMillis() / 1000;
+      readerPool.executeBlocking(() -> q.count()
+              ? new RootInbox.HistoryDone(q.connId(), q.subId(), q.subSerial(), true, List.of(),
+                  store.count(q.filters(), q.seqBelow(), now), null)
+              : new RootInbox.HistoryDone(q.connId(), q.subId(), q.subSerial(), false,
+                  store.query(q.filters(), q.seqBelow(), defaultLimit, maxLimit, now), 0, null), false)
+          .onComplete(ar -> {
+            release.run();
+            if (ar.succeeded()) {
+              toRoot.sendOwed(ar.result());
+            } else {
+              LOG.log(Level.WARNING, "query failed for tenant " + q.tenant(), ar.cause());
+              toRoot.sendOwed(new RootInbox.HistoryDone(q.connId(), q.subId(), q.subSerial(), q.count(), List.of(), 0,
+                  "error: query failed"));
+            }
+          });
+    }
+  }
+
+  /** Starts one transaction with everything pending for the tenant, unless one is running. */
+  private void commitNext(String tenant) {
+    List<Pending> queue = pending.get(tenant);
+    if (queue == null || queue.isEmpty() || committing.getOrDefault(tenant, false)) {
+      return;
+    }
+    List<Pending> batch = new ArrayList<>(queue.subList(0, Math.min(maxBatch, queue.size())));
+    queue.subList(0, batch.size()).clear();
+    committing.put(tenant, true);
+    TenantStore store = stores.get(tenant);
+    long now = System.currentTimeMillis() / 1000;
+    writer.executeBlocking(() -> store.persistBatch(batch.stream().map(p -> p.persist().event()).toList(), now), true)
+        .onComplete(ar -> {
+          committing.put(tenant, false);
+          List<RootInbox.Persisted.Ack> acks = new ArrayList<>(batch.size());
+          for (int i = 0; i < batch.size(); i++) {
+            PersistResult r = ar.succeeded()
+                ? ar.result().get(i)
+                : new PersistResult.Rejected("error: could not store the event, please retry");
+            acks.add(new RootInbox.Persisted.Ack(batch.get(i).persist().ticket(), r));
+            batch.get(i).release().run();
+          }
+          if (ar.failed()) {
+            LOG.log(Level.SEVERE, "commit of " + batch.size() + " events failed for tenant " + tenant, ar.cause());
+          }
+          toRoot.sendOwed(new RootInbox.Persisted(acks));
+          commitNext(tenant);
+        });
+  }
+
+  /** NIP-40: expired events are deleted on the engine's own clock. */
+  private void sweepExpired() {
+    long now = System.currentTimeMillis() / 1000;
+    for (Map.Entry<String, TenantStore> e : stores.entrySet()) {
+      TenantStore store = e.getValue();
+      writer.executeBlocking(() -> store.purgeExpired(now, 5000), true)
+          .onFailure(t -> LOG.log(Level.WARNING, "expiry sweep failed for tenant " + e.getKey(), t));
+    }
+  }
+}

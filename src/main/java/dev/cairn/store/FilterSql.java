@@ -1,0 +1,105 @@
+package dev.cairn.store;
+
+import dev.cairn.nostr.Filter;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/** Translates one {@link Filter} into a WHERE clause over {@code events e} with bound parameters only. */
+final class FilterSql {
+
+  /** A WHERE clause (without the keyword) and its parameters, in order. */
+  record Where(String sql, List<Object> params) {}
+
+  private FilterSql() {}
+
+  /**
+   * The clause for {@code filter}, or null when the filter can match nothing (an empty set in a
+   * field, or a NIP-50 search, which this store does not serve).
+   */
+  static Where where(Filter f, long seqBelow, long now) {
+    if (f.search() != null) {
+      return null;
+    }
+    if (isEmpty(f.ids()) || isEmpty(f.authors()) || isEmpty(f.kinds())) {
+      return null;
+    }
+    for (Set<String> values : f.tags().values()) {
+      if (values == null || values.isEmpty()) {
+        return null;
+      }
+    }
+    StringBuilder sql = new StringBuilder();
+    List<Object> params = new ArrayList<>();
+    // Unary '+' keeps the planner off the rowid range and the expiration index: the selective
+    // indexes are the ones on id, pubkey, kind, created_at and tags.
+    sql.append("+e.seq < ? AND (+e.expiration IS NULL OR +e.expiration > ?)");
+    params.add(seqBelow);
+    params.add(now);
+    in(sql, params, "e.id", f.ids());
+    in(sql, params, "e.pubkey", f.authors());
+    in(sql, params, "e.kind", f.kinds());
+    if (f.since() != null) {
+      sql.append(" AND e.created_at >= ?");
+      params.add(f.since());
+    }
+    if (f.until() != null) {
+      sql.append(" AND e.created_at <= ?");
+      params.add(f.until());
+    }
+    for (Map.Entry<Character, Set<String>> t : f.tags().entrySet()) {
+      sql.append(" AND e.seq IN (SELECT t.seq FROM tags t WHERE t.name = ? AND t.value");
+      params.add(String.valueOf(t.getKey()));
+      inList(sql, params, t.getValue());
+      sql.append(')');
+    }
+    return new Where(sql.toString(), params);
+  }
+
+  private static boolean isEmpty(Set<?> s) {
+    return s != null && s.isEmpty();
+  }
+
+  private static void in(StringBuilder sql, List<Object> params, String column, Set<?> values) {
+    if (values == null) {
+      return;
+    }
+    sql.append(" AND ").append(column);
+    inList(sql, params, values);
+  }
+
+  private static void inList(StringBuilder sql, List<Object> params, Collection<?> values) {
+    if (values.size() == 1) {
+      sql.append(" = ?");
+      params.add(values.iterator().next());
+      return;
+    }
+    sql.append(" IN (");
+    boolean first = true;
+    for (Object v : values) {
+      sql.append(first ? "?" : ", ?");
+      first = false;
+      params.add(v);
+    }
+    sql.append(')');
+  }
+
+  static void bind(PreparedStatement ps, List<Object> params) throws SQLException {
+    int i = 1;
+    for (Object p : params) {
+      if (p instanceof String s) {
+        ps.setString(i++, s);
+      } else if (p instanceof Integer n) {
+        ps.setInt(i++, n);
+      } else if (p instanceof Long n) {
+        ps.setLong(i++, n);
+      } else {
+        throw new IllegalArgumentException("unsupported parameter " + p);
+      }
+    }
+  }
+}

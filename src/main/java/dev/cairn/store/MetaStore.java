@@ -1,0 +1,151 @@
+package dev.cairn.store;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The meta DB ({@code data/meta.db}): tenant registry. Plain JDBC, blocking, thread-safe (one
+ * connection, synchronized). Migrations from {@code db/sqlite-meta/}.
+ */
+public final class MetaStore implements AutoCloseable {
+
+  private static final Migrator MIGRATOR = new Migrator("db/sqlite-meta");
+  private static final String EPOCH_ALPHABET = "abcdefghijklmnopqrstuvwxyz234567";
+  private static final SecureRandom RANDOM = new SecureRandom();
+
+  private final Path file;
+  private final Connection conn;
+  private boolean closed;
+
+  private MetaStore(Path file, Connection conn) {
+    this.file = file;
+    this.conn = conn;
+  }
+
+  /** Opens (creating file and directory if needed) and migrates the meta DB. */
+  public static MetaStore open(Path dbFile) throws StoreException {
+    Path abs = dbFile.toAbsolutePath();
+    try {
+      if (abs.getParent() != null) {
+        Files.createDirectories(abs.getParent());
+      }
+    } catch (IOException e) {
+      throw new StoreException("cannot create directory for " + abs, e);
+    }
+    Connection c;
+    try {
+      c = TenantStore.openConnection(abs, false);
+    } catch (SQLException e) {
+      throw new StoreException("cannot open " + abs, e);
+    }
+    try {
+      MIGRATOR.migrate(c);
+    } catch (RuntimeException e) {
+      try {
+        c.close();
+      } catch (SQLException ignored) {
+        // failing anyway
+      }
+      throw e;
+    }
+    return new MetaStore(abs, c);
+  }
+
+  /**
+   * Registers {@code tenantId} if it is new and returns its feed epoch: 8 random characters of
+   * {@code [a-z2-7]}, created once and kept for the life of the tenant.
+   */
+  public synchronized String ensureTenant(String tenantId) {
+    ensureOpen();
+    try {
+      String epoch = feedEpochOrNull(tenantId);
+      if (epoch != null) {
+        return epoch;
+      }
+      try (PreparedStatement ps = conn.prepareStatement(
+          "INSERT INTO tenants(id, created_at, feed_epoch) VALUES (?, ?, ?) ON CONFLICT(id) DO NOTHING")) {
+        ps.setString(1, tenantId);
+        ps.setLong(2, System.currentTimeMillis() / 1000);
+        ps.setString(3, newEpoch());
+        ps.executeUpdate();
+      }
+      // Another process may have won the insert: its epoch is the one.
+      epoch = feedEpochOrNull(tenantId);
+      if (epoch == null) {
+        throw new StoreException("tenant " + tenantId + " vanished after insert");
+      }
+      return epoch;
+    } catch (SQLException e) {
+      throw new StoreException("ensureTenant(" + tenantId + ") failed on " + file, e);
+    }
+  }
+
+  /** The tenant's feed epoch, or null when the tenant is unknown. */
+  public synchronized String feedEpoch(String tenantId) {
+    ensureOpen();
+    try {
+      return feedEpochOrNull(tenantId);
+    } catch (SQLException e) {
+      throw new StoreException("feedEpoch(" + tenantId + ") failed on " + file, e);
+    }
+  }
+
+  /** Registered tenant ids, sorted. */
+  public synchronized List<String> tenants() {
+    ensureOpen();
+    List<String> out = new ArrayList<>();
+    try (PreparedStatement ps = conn.prepareStatement("SELECT id FROM tenants ORDER BY id");
+        ResultSet rs = ps.executeQuery()) {
+      while (rs.next()) {
+        out.add(rs.getString(1));
+      }
+      return out;
+    } catch (SQLException e) {
+      throw new StoreException("listing tenants failed on " + file, e);
+    }
+  }
+
+  private String feedEpochOrNull(String tenantId) throws SQLException {
+    try (PreparedStatement ps = conn.prepareStatement("SELECT feed_epoch FROM tenants WHERE id = ?")) {
+      ps.setString(1, tenantId);
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() ? rs.getString(1) : null;
+      }
+    }
+  }
+
+  static String newEpoch() {
+    char[] out = new char[8];
+    for (int i = 0; i < out.length; i++) {
+      out[i] = EPOCH_ALPHABET.charAt(RANDOM.nextInt(EPOCH_ALPHABET.length()));
+    }
+    return new String(out);
+  }
+
+  private void ensureOpen() {
+    if (closed) {
+      throw new StoreException("meta store closed: " + file);
+    }
+  }
+
+  @Override
+  public synchronized void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    try {
+      conn.close();
+    } catch (SQLException ignored) {
+      // closing anyway
+    }
+  }
+}

@@ -1,0 +1,130 @@
+package dev.cairn.tree;
+
+import io.vertx.core.Context;
+import io.vertx.core.Vertx;
+import io.vertx.core.eventbus.DeliveryOptions;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+
+/**
+ * A bounded, credit-based channel from one node to another node's {@link Inbox}.
+ *
+ * <p>The sender holds {@code capacity} credits; each send spends one and the receiver gives it back
+ * once the message is handled. With no credit left, {@link #trySend} refuses and the sender must
+ * stop reading its own input; {@link #onCredit} runs once on the sender's context when credit
+ * returns. A sender stalled for longer than the retry window reports the receiver as stuck through
+ * {@code onStall}, so its manager can redeploy it. No drop-oldest, no unbounded queue.
+ */
+public final class BoundedChannel<M extends TreeMessage> {
+  private static final DeliveryOptions LOCAL =
+      new DeliveryOptions().setCodecName(LocalCodec.NAME).setLocalOnly(true);
+
+  private final Vertx vertx;
+  private final Context senderContext;
+  private final String name;
+  private final String address;
+  private final int capacity;
+  private final long stallMillis;
+  private final Consumer<String> onStall;
+  private final ChannelMetrics metrics;
+  private final AtomicInteger credit;
+  private final AtomicBoolean waiting = new AtomicBoolean();
+  private Runnable onCredit;
+  private long stallTimer = -1;
+
+  public BoundedChannel(
+      Vertx vertx,
+      String name,
+      String address,
+      int capacity,
+      long stallMillis,
+      Consumer<String> onStall,
+      ChannelMetrics metrics) {
+    this.vertx = vertx;
+    this.senderContext = vertx.getOrCreateContext();
+    this.name = name;
+    this.address = address;
+    this.capacity = capacity;
+    this.stallMillis = stallMillis;
+    this.onStall = onStall;
+    this.metrics = metrics;
+    this.credit = new AtomicInteger(capacity);
+  }
+
+  public String name() {
+    return name;
+  }
+
+  public boolean hasCredit() {
+    return credit.get() > 0;
+  }
+
+  /** Sends when credit is left; otherwise returns false and counts a full channel. */
+  public boolean trySend(M message) {
+    if (credit.get() <= 0) {
+      metrics.channelFull(name);
+      return false;
+    }
+    credit.decrementAndGet();
+    vertx.eventBus().send(address, new Delivery(this, message), LOCAL);
+    return true;
+  }
+
+  /**
+   * Sends regardless of credit, going into debt. Only for replies whose request already spent
+   * credit upstream (the reply volume is bounded by the request volume).
+   */
+  public void sendOwed(M message) {
+    credit.decrementAndGet();
+    vertx.eventBus().send(address, new Delivery(this, message), LOCAL);
+  }
+
+  /** Runs {@code action} once on the sender's context as soon as credit is back. */
+  public void onCredit(Runnable action) {
+    this.onCredit = action;
+    waiting.set(true);
+    if (credit.get() > 0 && waiting.compareAndSet(true, false)) {
+      senderContext.runOnContext(v -> fireCredit());
+      return;
+    }
+    if (stallTimer < 0 && stallMillis > 0) {
+      stallTimer =
+          vertx.setTimer(
+              stallMillis,
+              id -> {
+                stallTimer = -1;
+                if (waiting.get()) {
+                  onStall.accept(name);
+                }
+              });
+    }
+  }
+
+  /** Called by the receiving inbox once a message was handled. */
+  void returnCredit() {
+    if (credit.incrementAndGet() > 0 && waiting.compareAndSet(true, false)) {
+      senderContext.runOnContext(v -> fireCredit());
+    }
+  }
+
+  /** Forgets all debt after the receiver was redeployed: in-flight messages were failed back. */
+  public void reset() {
+    credit.set(capacity);
+    if (waiting.compareAndSet(true, false)) {
+      senderContext.runOnContext(v -> fireCredit());
+    }
+  }
+
+  private void fireCredit() {
+    if (stallTimer >= 0) {
+      vertx.cancelTimer(stallTimer);
+      stallTimer = -1;
+    }
+    Runnable action = onCredit;
+    onCredit = null;
+    if (action != null) {
+      action.run();
+    }
+  }
+}

@@ -1,0 +1,95 @@
+package dev.cairn.store;
+
+import static dev.cairn.store.Ev.ev;
+import static dev.cairn.store.Ev.id;
+import static dev.cairn.store.Ev.tag;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.cairn.nostr.Filter;
+import dev.cairn.nostr.NostrEvent;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The common REQ shapes use an index (no full scan of events). The 1M-row timing run is opt-in:
+ * {@code -Dcairn.store.bench=true}.
+ */
+class QueryPlanTest extends StoreTestBase {
+
+  static String author(int i) {
+    return String.format("%064x", 0xA000000L + i);
+  }
+
+  static Map<String, Filter> shapes() {
+    Map<String, Filter> m = new LinkedHashMap<>();
+    m.put("by-author", new Filter(null, Set.of(author(7)), null, null, null, null, 500, null));
+    m.put("by-authors+kind", new Filter(null, Set.of(author(7), author(8), author(9)), Set.of(1),
+        null, null, null, 500, null));
+    m.put("by-kind+since", new Filter(null, null, Set.of(7), null, NOW - 5000, null, 500, null));
+    m.put("by-#t", new Filter(null, null, null, Map.of('t', Set.of("rare3")), null, null, 500, null));
+    m.put("by-#t-popular", new Filter(null, null, null, Map.of('t', Set.of("common")), null, null, 500, null));
+    m.put("by-#p+kind", new Filter(null, null, Set.of(1), Map.of('p', Set.of(author(3))), null, null, 500, null));
+    m.put("by-ids", new Filter(Set.of(id(5), id(77), id(123456)), null, null, null, null, null, 500, null));
+    m.put("recent", new Filter(null, null, null, null, null, null, 500, null));
+    return m;
+  }
+
+  private void fill(int n) {
+    List<NostrEvent> batch = new ArrayList<>();
+    for (int i = 1; i <= n; i++) {
+      int kind = i % 10 == 0 ? 7 : 1;
+      batch.add(ev(i, author(i % 1000), NOW - n + i, kind,
+          tag("t", i % 2 == 0 ? "common" : "rare" + (i % 997)), tag("p", author(i % 1013))));
+      if (batch.size() == 4096) {
+        store.persistBatch(batch, NOW);
+        batch.clear();
+      }
+    }
+    store.persistBatch(batch, NOW);
+  }
+
+  @Test
+  void commonShapesUseIndexes() {
+    fill(3000);
+    for (Map.Entry<String, Filter> e : shapes().entrySet()) {
+      if (e.getKey().equals("recent")) {
+        continue;
+      }
+      List<String> plan = store.explainQuery(e.getValue(), Long.MAX_VALUE, 500, NOW);
+      String joined = String.join(" | ", plan);
+      assertTrue(plan.stream().noneMatch(l -> l.matches("SCAN e( .*)?") && !l.contains("USING")),
+          e.getKey() + " scans the table: " + joined);
+      assertTrue(joined.contains("USING"), e.getKey() + ": " + joined);
+    }
+    String recent = String.join(" | ", store.explainQuery(shapes().get("recent"), Long.MAX_VALUE, 500, NOW));
+    assertTrue(recent.contains("events_created") && !recent.contains("TEMP B-TREE"), recent);
+  }
+
+  @Test
+  void millionRowTimings() {
+    assumeTrue(Boolean.getBoolean("cairn.store.bench"), "opt-in: -Dcairn.store.bench=true");
+    long t0 = System.nanoTime();
+    fill(1_000_000);
+    System.out.printf("fill 1M: %d ms%n", (System.nanoTime() - t0) / 1_000_000);
+    for (Map.Entry<String, Filter> e : shapes().entrySet()) {
+      System.out.println(e.getKey() + ": " + store.explainQuery(e.getValue(), Long.MAX_VALUE, 500, NOW));
+      long best = Long.MAX_VALUE;
+      int rows = 0;
+      for (int r = 0; r < 5; r++) {
+        long s = System.nanoTime();
+        rows = store.query(List.of(e.getValue()), Long.MAX_VALUE, 500, 5000, NOW).size();
+        best = Math.min(best, System.nanoTime() - s);
+      }
+      long cs = System.nanoTime();
+      long count = store.count(List.of(e.getValue()), Long.MAX_VALUE, NOW);
+      System.out.printf("  %d rows in %.2f ms; count %d in %.1f ms%n", rows, best / 1e6, count,
+          (System.nanoTime() - cs) / 1e6);
+      assertTrue(best < 200_000_000L, e.getKey() + " too slow");
+    }
+  }
+}
