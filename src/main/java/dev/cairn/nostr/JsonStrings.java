@@ -34,7 +34,12 @@ public final class JsonStrings {
         default -> sb.append("\\u00").append(HEX[c >> 4]).append(HEX[c & 0xf]);
       }
     }
-    sb.append(s, start, len);
+    // Whole-String append is a bulk copy; the (CharSequence, int, int) overload copies char by char.
+    if (start == 0) {
+      sb.append(s);
+    } else {
+      sb.append(s, start, len);
+    }
     return sb.append('"');
   }
 

@@ -174,7 +174,8 @@ public final class Root extends VerticleBase {
 
   private void handle(RootInbox msg) {
     if (msg instanceof RootInbox.Submit s) {
-      String key = s.tenant() + ":" + s.event().id();
+      // id and sig: a forged copy of an in-flight event must not ride on the authentic one
+      String key = s.tenant() + ":" + s.event().id() + ":" + s.event().sig();
       InFlight f = byEventKey.get(key);
       if (f != null) {
         f.waiters.add(s.connId());
@@ -241,7 +242,7 @@ public final class Root extends VerticleBase {
 
   private void finish(InFlight f, boolean accepted, String message, String result) {
     tickets.remove(f.ticket);
-    byEventKey.remove(f.tenant + ":" + f.event.id());
+    byEventKey.remove(f.tenant + ":" + f.event.id() + ":" + f.event.sig());
     metrics.eventReceived(f.tenant, result);
     for (long conn : f.waiters) {
       toNetwork.sendOwed(new NetworkInbox.Outcome(conn, f.event.id(), accepted, message));

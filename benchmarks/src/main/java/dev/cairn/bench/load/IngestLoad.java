@@ -1,0 +1,182 @@
+package dev.cairn.bench.load;
+
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import java.nio.file.Path;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * ingest (windowed) and preload: C connections publish pre-signed events with up to W EVENTs in flight
+ * per connection, each correlated with its OK by id. Gatling's WebSocket DSL allows one pending check
+ * per socket (a window of 1), hence this client; IngestSimulation is the Gatling twin with window 1.
+ *
+ * <pre>
+ * IngestLoad --file events.jsonl [--url ws://127.0.0.1:7777] [--connections 1,50,500] [--window 32]
+ *            [--duration 30] [--ok-timeout 30] [--preload] [--chunk 50000] [--result-file f.jsonl]
+ * </pre>
+ *
+ * Each level of --connections runs for --duration seconds on events not yet sent (file order). With
+ * --preload the whole file is sent once (in chunks), without a time limit. Exit status 1 when the relay
+ * could not be reached, closed a connection, left an EVENT without OK after --ok-timeout, or answered
+ * OK false other than "duplicate:".
+ */
+public final class IngestLoad {
+  public static void main(String[] argv) throws Exception {
+    System.exit(run(new Args(argv)));
+  }
+
+  public static int run(Args a) throws Exception {
+    String url = a.relayUrl();
+    Path file = Path.of(a.required("file"));
+    boolean preload = a.flag("preload");
+    int window = a.integer("window", 32);
+    double durationS = a.dbl("duration", 30);
+    long okTimeoutS = a.lng("ok-timeout", 30);
+    String scenario = a.str("scenario", preload ? "preload" : "ingest");
+    int status = 0;
+    if (preload) {
+      int c = Integer.parseInt(a.str("connections", "8").split(",")[0]);
+      status = preloadAll(a, url, file, c, window, okTimeoutS, scenario);
+    } else {
+      List<EventLine> remaining = EventFile.readAll(file, a.integer("max-events", Integer.MAX_VALUE));
+      for (String level : a.str("connections", "1,50,500").split(",")) {
+        int c = Integer.parseInt(level.trim());
+        Result r = new Result(scenario, "java-windowed");
+        r.put("connections", c).put("window", window).put("url", url);
+        remaining = oneLevel(url, remaining, c, window, durationS, okTimeoutS, r);
+        status |= r.finish(a);
+        if (r.failed()) break;
+      }
+    }
+    return status;
+  }
+
+  /** Runs one connection level; returns the events it did not send. */
+  static List<EventLine> oneLevel(String url, List<EventLine> events, int c, int window, double durationS,
+      long okTimeoutS, Result r) throws Exception {
+    if (events.isEmpty()) {
+      r.error("the event file is exhausted: generate more events for this duration");
+      return events;
+    }
+    List<ArrayDeque<EventLine>> queues = EventFile.partition(events, c);
+    Publisher.Counters counters = new Publisher.Counters();
+    Latencies lat = new Latencies();
+    try (Ws ws = new Ws(url, c)) {
+      List<Publisher> pubs = connect(ws, c, window, counters, lat, r);
+      if (pubs == null) return List.of();
+      long start = System.nanoTime();
+      long deadline = start + (long) (durationS * 1e9);
+      runBatch(pubs, queues, deadline, okTimeoutS + (long) Math.ceil(durationS), counters, r);
+      double elapsed = elapsedSeconds(counters, start);
+      report(r, counters, lat, elapsed);
+      System.out.printf(Locale.ROOT, "ingest c=%d window=%d: %d EVENTs, %d accepted, %d duplicate, %.0f events/s OK'd"
+          + " (%.0f accepted/s) over %.1f s; EVENT->OK %s%n", c, window, counters.sent.sum(), counters.accepted.sum(),
+          counters.duplicate.sum(), counters.okd() / elapsed, counters.accepted.sum() / elapsed, elapsed,
+          lat.snapshot().describe());
+      pubs.forEach(Publisher::close);
+    }
+    List<EventLine> rest = new ArrayList<>();
+    for (ArrayDeque<EventLine> q : queues) rest.addAll(q);
+    // keep file order for the next level (queues preserve relative order, merge by original position)
+    java.util.Map<String, Integer> pos = new java.util.HashMap<>();
+    for (int i = 0; i < events.size(); i++) pos.put(events.get(i).id(), i);
+    rest.sort(java.util.Comparator.comparingInt(e -> pos.get(e.id())));
+    return rest;
+  }
+
+  static int preloadAll(Args a, String url, Path file, int c, int window, long okTimeoutS, String scenario)
+      throws Exception {
+    Result r = new Result(scenario, "java-windowed");
+    r.put("connections", c).put("window", window).put("url", url).put("file", file.toString());
+    Publisher.Counters counters = new Publisher.Counters();
+    Latencies lat = new Latencies();
+    long start = System.nanoTime();
+    try (Ws ws = new Ws(url, c); EventFile f = new EventFile(file)) {
+      List<Publisher> pubs = connect(ws, c, window, counters, lat, r);
+      if (pubs != null) {
+        int chunk = a.integer("chunk", 50_000);
+        long lastPrint = System.nanoTime();
+        List<EventLine> batch;
+        while (!(batch = f.next(chunk)).isEmpty()) {
+          runBatch(pubs, EventFile.partition(batch, c), Long.MAX_VALUE, okTimeoutS, counters, r);
+          if (r.failed()) break;
+          if (System.nanoTime() - lastPrint > TimeUnit.SECONDS.toNanos(10)) {
+            lastPrint = System.nanoTime();
+            System.out.printf(Locale.ROOT, "preload: %d events OK'd, %.0f/s%n", counters.okd(),
+                counters.okd() / ((System.nanoTime() - start) / 1e9));
+          }
+        }
+        pubs.forEach(Publisher::close);
+      }
+    }
+    double elapsed = elapsedSeconds(counters, start);
+    report(r, counters, lat, elapsed);
+    System.out.printf(Locale.ROOT, "preload: %d events (%d accepted, %d duplicate) in %.1f s, %.0f events/s%n",
+        counters.sent.sum(), counters.accepted.sum(), counters.duplicate.sum(), elapsed, counters.okd() / elapsed);
+    return r.finish(a);
+  }
+
+  static List<Publisher> connect(Ws ws, int c, int window, Publisher.Counters counters, Latencies lat, Result r) {
+    try {
+      return ws.connectAll(c, 64, sock -> Future.succeededFuture(new Publisher(sock, window, counters, lat)))
+          .toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      r.error("relay did not accept the WebSocket connections: " + rootMessage(e));
+      return null;
+    }
+  }
+
+  /** Runs queues to completion or deadline; records missing OKs as errors. */
+  static void runBatch(List<Publisher> pubs, List<ArrayDeque<EventLine>> queues, long deadline, long waitS,
+      Publisher.Counters counters, Result r) throws Exception {
+    List<CompletableFuture<Void>> dones = new ArrayList<>();
+    for (int i = 0; i < pubs.size(); i++) {
+      Promise<Void> p = Promise.promise();
+      pubs.get(i).run(queues.get(i), deadline, p);
+      dones.add(p.future().toCompletionStage().toCompletableFuture());
+    }
+    try {
+      CompletableFuture.allOf(dones.toArray(CompletableFuture[]::new)).get(waitS, TimeUnit.SECONDS);
+    } catch (java.util.concurrent.TimeoutException e) {
+      // fall through: count what is missing
+    }
+    long missing = 0;
+    for (Publisher p : pubs) {
+      CompletableFuture<Integer> m = new CompletableFuture<>();
+      p.missing(m::complete);
+      missing += m.get(10, TimeUnit.SECONDS);
+    }
+    check(counters, missing, r);
+  }
+
+  static void check(Publisher.Counters c, long missing, Result r) {
+    if (missing > 0) r.error(missing + " EVENTs got no OK in time");
+    if (c.rejected.sum() > 0) r.error(c.rejected.sum() + " EVENTs got OK false (not duplicate:)");
+    if (c.closedEarly.sum() > 0) r.error("the relay closed " + c.closedEarly.sum() + " publishing connections");
+    if (c.sent.sum() == 0) r.error("no EVENT was sent");
+    if (r.failed() && !c.samples.isEmpty()) r.error("frames/symptoms: " + String.join(" | ", c.samples));
+  }
+
+  static double elapsedSeconds(Publisher.Counters c, long start) {
+    long first = c.firstSendNanos == 0 ? start : c.firstSendNanos;
+    long last = c.lastOkNanos == 0 ? System.nanoTime() : c.lastOkNanos;
+    return Math.max(1e-3, (last - first) / 1e9);
+  }
+
+  static void report(Result r, Publisher.Counters c, Latencies lat, double elapsed) {
+    r.put("events_sent", c.sent.sum()).put("accepted", c.accepted.sum()).put("duplicate", c.duplicate.sum())
+        .put("rejected", c.rejected.sum()).put("notices", c.notices.sum()).put("seconds", Result.round(elapsed))
+        .put("oks_per_s", Result.round(c.okd() / elapsed)).put("accepted_per_s", Result.round(c.accepted.sum() / elapsed))
+        .latency("event_ok", lat.snapshot());
+  }
+
+  static String rootMessage(Throwable t) {
+    while (t.getCause() != null && t.getCause() != t) t = t.getCause();
+    return String.valueOf(t.getMessage() == null ? t : t.getMessage());
+  }
+}

@@ -1,0 +1,125 @@
+package dev.cairn.bench;
+
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.ServerWebSocket;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * A tiny in-memory NIP-01 relay for testing the load clients themselves (no signature check).
+ * Modes: {@code dropEveryNthOk} > 0 never answers every n-th EVENT; {@code rejectAll} answers OK false.
+ */
+public final class MockRelay implements AutoCloseable {
+  public int dropEveryNthOk;
+  public boolean rejectAll;
+  private final Vertx vertx = Vertx.vertx();
+  private final HttpServer server;
+  private final Map<String, JsonObject> events = new ConcurrentHashMap<>();
+  private final List<Sub> subs = new CopyOnWriteArrayList<>();
+  private int received;
+
+  private record Sub(ServerWebSocket ws, String id, List<JsonObject> filters) {}
+
+  public MockRelay() throws Exception {
+    server = vertx.createHttpServer()
+        .webSocketHandler(this::onSocket)
+        .requestHandler(req -> req.response().end(
+            "# TYPE jvm_memory_used_bytes gauge\njvm_memory_used_bytes{area=\"heap\",id=\"G1 Eden Space\"} 1000\n"))
+        .listen(0, "127.0.0.1").toCompletionStage().toCompletableFuture().get();
+  }
+
+  public String url() {
+    return "ws://127.0.0.1:" + server.actualPort();
+  }
+
+  public int stored() {
+    return events.size();
+  }
+
+  private synchronized boolean drop() {
+    received++;
+    return dropEveryNthOk > 0 && received % dropEveryNthOk == 0;
+  }
+
+  private void onSocket(ServerWebSocket ws) {
+    ws.textMessageHandler(text -> {
+      JsonArray m = new JsonArray(text);
+      switch (m.getString(0)) {
+        case "EVENT" -> {
+          JsonObject e = m.getJsonObject(1);
+          String id = e.getString("id");
+          if (drop()) return;
+          if (rejectAll) {
+            ws.writeTextMessage(new JsonArray().add("OK").add(id).add(false).add("blocked: test").encode());
+            return;
+          }
+          boolean dup = events.putIfAbsent(id, e) != null;
+          ws.writeTextMessage(new JsonArray().add("OK").add(id).add(true).add(dup ? "duplicate: have it" : "").encode());
+          if (!dup) {
+            for (Sub s : subs) {
+              if (s.filters().stream().anyMatch(f -> matches(f, e))) {
+                s.ws().writeTextMessage(new JsonArray().add("EVENT").add(s.id()).add(e).encode());
+              }
+            }
+          }
+        }
+        case "REQ" -> {
+          String sub = m.getString(1);
+          List<JsonObject> filters = new ArrayList<>();
+          for (int i = 2; i < m.size(); i++) filters.add(m.getJsonObject(i));
+          subs.removeIf(s -> s.ws() == ws && s.id().equals(sub));
+          for (JsonObject f : filters) {
+            int limit = f.getInteger("limit", 500);
+            events.values().stream().filter(e -> matches(f, e))
+                .sorted((x, y) -> Long.compare(y.getLong("created_at"), x.getLong("created_at")))
+                .limit(limit)
+                .forEach(e -> ws.writeTextMessage(new JsonArray().add("EVENT").add(sub).add(e).encode()));
+          }
+          ws.writeTextMessage(new JsonArray().add("EOSE").add(sub).encode());
+          subs.add(new Sub(ws, sub, filters));
+        }
+        case "CLOSE" -> subs.removeIf(s -> s.ws() == ws && s.id().equals(m.getString(1)));
+        default -> ws.writeTextMessage(new JsonArray().add("NOTICE").add("invalid: unknown verb").encode());
+      }
+    });
+    ws.closeHandler(v -> subs.removeIf(s -> s.ws() == ws));
+  }
+
+  static boolean matches(JsonObject f, JsonObject e) {
+    if (f.containsKey("ids") && !f.getJsonArray("ids").contains(e.getString("id"))) return false;
+    if (f.containsKey("authors") && !f.getJsonArray("authors").contains(e.getString("pubkey"))) return false;
+    if (f.containsKey("kinds") && !f.getJsonArray("kinds").contains(e.getInteger("kind"))) return false;
+    if (f.containsKey("since") && e.getLong("created_at") < f.getLong("since")) return false;
+    if (f.containsKey("until") && e.getLong("created_at") > f.getLong("until")) return false;
+    for (String k : f.fieldNames()) {
+      if (k.startsWith("#") && k.length() == 2) {
+        JsonArray want = f.getJsonArray(k);
+        boolean hit = false;
+        for (Object t : e.getJsonArray("tags")) {
+          JsonArray tag = (JsonArray) t;
+          if (tag.size() >= 2 && tag.getString(0).equals(k.substring(1)) && want.contains(tag.getString(1))) hit = true;
+        }
+        if (!hit) return false;
+      }
+    }
+    return true;
+  }
+
+  @Override
+  public void close() {
+    vertx.close();
+  }
+
+  /** Run standalone: {@code MockRelay [port]} (for trying the scenarios by hand). */
+  public static void main(String[] args) throws Exception {
+    MockRelay r = new MockRelay();
+    System.out.println(r.url());
+    Thread.sleep(Long.MAX_VALUE);
+  }
+}
