@@ -1,0 +1,91 @@
+package dev.cairn.relay;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.cairn.nostr.EventSigner;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The history/live boundary: REQs opened while events are being published get every event exactly
+ * once, from history or live, never twice and never missed (seq floor).
+ */
+class SeqFloorTest {
+  private static final int EVENTS = 2000;
+  private static final int SUBSCRIBERS = 8;
+
+  @Test
+  void reqsOpenedDuringAPublishStormSeeEveryEventExactlyOnce() throws Exception {
+    try (TestRelay relay = TestRelay.start()) {
+      EventSigner author = EventSigner.random();
+      String tag = "race" + System.nanoTime();
+      List<JsonObject> events = new ArrayList<>();
+      for (int i = 0; i < EVENTS; i++) {
+        events.add(Events.signed(author, 1, Events.now() - EVENTS + i, List.of(List.of("t", tag)), "race " + i));
+      }
+      JsonObject filter = new JsonObject().put("#t", new JsonArray().add(tag)).put("limit", 5000);
+
+      try (RelayClient pub = relay.connect()) {
+        List<RelayClient> subs = new ArrayList<>();
+        try {
+          CompletableFuture<Void> publishing = CompletableFuture.runAsync(() -> events.forEach(pub::publish));
+          // open subscriptions at staggered points of the storm
+          for (int s = 0; s < SUBSCRIBERS; s++) {
+            RelayClient c = relay.connect();
+            subs.add(c);
+            c.req("s", filter);
+            Thread.sleep(15);
+          }
+          publishing.get();
+          Set<String> oks = new HashSet<>();
+          while (oks.size() < EVENTS) {
+            JsonArray ok = pub.awaitType("OK");
+            assertTrue(ok.getBoolean(2), ok.encode());
+            oks.add(ok.getString(1));
+          }
+          JsonObject sentinel = Events.signed(author, 1, Events.now(), List.of(List.of("t", tag)), "sentinel");
+          pub.publishAndWait(sentinel);
+
+          Set<String> published = new HashSet<>();
+          events.forEach(e -> published.add(e.getString("id")));
+          int sawHistory = 0;
+          for (RelayClient c : subs) {
+            List<String> received = new ArrayList<>();
+            boolean eose = false;
+            while (true) {
+              JsonArray f = c.await(x -> x.getString(0).equals("EVENT") || x.getString(0).equals("EOSE"),
+                  Duration.ofSeconds(20));
+              if (f.getString(0).equals("EOSE")) {
+                eose = true;
+                continue;
+              }
+              String id = f.getJsonObject(2).getString("id");
+              if (id.equals(sentinel.getString("id"))) {
+                break;
+              }
+              if (!eose) {
+                sawHistory++;
+              }
+              received.add(id);
+            }
+            assertTrue(eose, "EOSE before the live sentinel");
+            Set<String> unique = new HashSet<>(received);
+            assertEquals(received.size(), unique.size(), "an event was delivered twice");
+            assertEquals(published, unique, "an event was missed");
+          }
+          assertTrue(sawHistory > 0, "some events came from history, so the boundary was crossed");
+        } finally {
+          subs.forEach(RelayClient::close);
+        }
+      }
+    }
+  }
+}
