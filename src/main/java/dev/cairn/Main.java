@@ -5,7 +5,6 @@ import dev.cairn.config.ConfigException;
 import dev.cairn.config.ConfigLoader;
 import dev.cairn.config.LogSetup;
 import java.nio.file.Path;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -46,17 +45,23 @@ public final class Main {
       return;
     }
     log.info("cairn is ready on " + config.binds());
-    CountDownLatch stopped = new CountDownLatch(1);
-    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+    // SIGTERM/SIGINT: stop accepting, let the tree flush and close its DBs, then exit 0 (CONTRACT section 1).
+    Runnable shutdown = () -> {
       log.info("shutting down");
+      int status = 0;
       try {
         server.close().toCompletionStage().toCompletableFuture()
             .get(config.shutdownFlushBudget().toMillis() + 10_000, TimeUnit.MILLISECONDS);
       } catch (Exception e) {
         log.log(Level.WARNING, "shutdown did not finish cleanly", e);
+        status = 1;
       }
-      stopped.countDown();
-    }, "cairn-shutdown"));
+      log.info("stopped");
+      System.exit(status);
+    };
+    for (String name : new String[] {"TERM", "INT"}) {
+      sun.misc.Signal.handle(new sun.misc.Signal(name), sig -> new Thread(shutdown, "cairn-shutdown").start());
+    }
   }
 
   private static Throwable rootCause(Throwable t) {

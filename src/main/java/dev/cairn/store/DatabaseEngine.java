@@ -40,6 +40,7 @@ public final class DatabaseEngine extends Supervised {
   private final Map<String, List<Pending>> pending = new HashMap<>();
   private final Map<String, Boolean> committing = new HashMap<>();
   private volatile Map<String, Long> openedHighWater = Map.of();
+  private MetaStore meta;
   private WorkerExecutor writer;
   private WorkerExecutor readerPool;
   private BoundedChannel<RootInbox> toRoot;
@@ -68,8 +69,10 @@ public final class DatabaseEngine extends Supervised {
     readerPool = vertx.createSharedWorkerExecutor("cairn-db-reader-" + deploymentID(), readers);
     toRoot = channels.open("database-engine->root", Addresses.ROOT);
     return writer.executeBlocking(() -> {
+      meta = MetaStore.open(storeDir.resolve("meta.db"));
       Map<String, Long> hw = new HashMap<>();
       for (String t : tenantIds) {
+        meta.ensureTenant(t);
         TenantStore s = TenantStore.open(storeDir.resolve("tenants").resolve(t + ".db"), readers);
         synchronized (stores) {
           stores.put(t, s);
@@ -90,6 +93,9 @@ public final class DatabaseEngine extends Supervised {
       synchronized (stores) {
         stores.values().forEach(TenantStore::close);
         stores.clear();
+      }
+      if (meta != null) {
+        meta.close();
       }
       return null;
     }).eventually(() -> writer.close()).eventually(() -> readerPool.close());
