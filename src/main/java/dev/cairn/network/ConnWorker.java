@@ -14,7 +14,6 @@ import dev.cairn.tree.Inbox;
 import dev.cairn.tree.OrderedSender;
 import dev.cairn.tree.Supervised;
 import io.vertx.core.Future;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -41,6 +40,9 @@ final class ConnWorker extends Supervised {
     final String tenant;
     final int listener;
     final Set<String> subIds = new HashSet<>();
+    /** NIP-42: the challenge issued to this connection (null until needed) and who it proved to be. */
+    String challenge;
+    String authedPubkey;
 
     ConnState(String tenant, int listener) {
       this.tenant = tenant;
@@ -82,8 +84,22 @@ final class ConnWorker extends Supervised {
       }
       return;
     }
+    if (msg instanceof ConnWorkerInbox.BadFrame b) {
+      ConnState c = conns.get(b.connId());
+      if (c != null) {
+        write(b.connId(), c, RelayMessages.notice(b.notice()));
+        if (b.closeCode() > 0) {
+          listener(c.listener).sendOwed(new ListenerInbox.Close(b.connId(), b.closeCode(), b.notice()));
+        }
+      }
+      return;
+    }
     if (msg instanceof ConnWorkerInbox.Attach a) {
-      conns.put(a.connId(), new ConnState(a.tenant(), a.listener()));
+      ConnState c = new ConnState(a.tenant(), a.listener());
+      conns.put(a.connId(), c);
+      if (limits.authRequired()) {
+        challenge(a.connId(), c);
+      }
       return;
     }
     if (msg instanceof ConnWorkerInbox.Detach d) {
@@ -113,6 +129,11 @@ final class ConnWorker extends Supervised {
         frames.add(RelayMessages.event(h.subId(), json));
       }
       write(connId, c, frames);
+    } else if (msg instanceof ConnWorkerInbox.Authenticated a) {
+      if (a.ok()) {
+        c.authedPubkey = a.pubkey();
+      }
+      write(connId, c, RelayMessages.ok(a.eventId(), a.ok(), a.message()));
     } else if (msg instanceof ConnWorkerInbox.Counted n) {
       write(connId, c, RelayMessages.count(n.subId(), n.count()));
     } else if (msg instanceof ConnWorkerInbox.Refused r) {
@@ -130,6 +151,8 @@ final class ConnWorker extends Supervised {
       return h.connId();
     } else if (msg instanceof ConnWorkerInbox.Counted n) {
       return n.connId();
+    } else if (msg instanceof ConnWorkerInbox.Authenticated a) {
+      return a.connId();
     } else if (msg instanceof ConnWorkerInbox.Refused r) {
       return r.connId();
     }
@@ -137,11 +160,7 @@ final class ConnWorker extends Supervised {
   }
 
   private void parse(long connId, ConnState c, String text) {
-    if (text == null) {
-      write(connId, c, RelayMessages.notice("invalid: binary frames are not supported, send JSON text frames"));
-      return;
-    }
-    if (utf8Length(text) > limits.maxMessageLength()) {
+    if (Utf8.length(text, limits.maxMessageLength()) > limits.maxMessageLength()) {
       write(connId, c, RelayMessages.notice("invalid: message is longer than " + limits.maxMessageLength() + " bytes"));
       listener(c.listener).sendOwed(new ListenerInbox.Close(connId, (short) 1009, "message too big"));
       return;
@@ -170,14 +189,61 @@ final class ConnWorker extends Supervised {
         toManager.send(new NetworkInbox.Unsubscribe(connId, close.subId()), inbox);
       }
     } else if (m instanceof ClientMessage.AuthMessage auth) {
-      write(connId, c, RelayMessages.ok(auth.event().id(), false,
-          "restricted: NIP-42 authentication is not offered by this relay"));
+      authenticate(connId, c, auth.event());
     }
   }
 
+  /** Sends this connection its NIP-42 challenge, once. */
+  private void challenge(long connId, ConnState c) {
+    if (c.challenge == null) {
+      byte[] r = new byte[16];
+      java.util.concurrent.ThreadLocalRandom.current().nextBytes(r);
+      c.challenge = dev.cairn.nostr.Hex.encode(r);
+      write(connId, c, RelayMessages.auth(c.challenge));
+    }
+  }
+
+  /** NIP-42: the AUTH event must answer our challenge, be recent, name a relay and be signed. */
+  private void authenticate(long connId, ConnState c, NostrEvent e) {
+    String reason = null;
+    if (e.kind() != dev.cairn.nostr.Kinds.AUTH) {
+      reason = "invalid: AUTH event must be kind 22242";
+    } else if (c.challenge == null || !c.challenge.equals(dev.cairn.nostr.EventTags.first(e, "challenge"))) {
+      reason = "invalid: AUTH event does not answer this connection's challenge";
+    } else if (Math.abs(System.currentTimeMillis() / 1000 - e.createdAt()) > 600) {
+      reason = "invalid: AUTH event created_at must be within 10 minutes of now";
+    } else if (dev.cairn.nostr.EventTags.first(e, "relay") == null) {
+      reason = "invalid: AUTH event has no relay tag";
+    }
+    if (reason != null) {
+      write(connId, c, RelayMessages.ok(e.id(), false, reason));
+      challenge(connId, c);
+      return;
+    }
+    toManager.send(new NetworkInbox.Authenticate(connId, e), inbox);
+  }
+
+  private boolean mustAuthenticate(long connId, ConnState c) {
+    if (limits.authRequired() && c.authedPubkey == null) {
+      challenge(connId, c);
+      return true;
+    }
+    return false;
+  }
+
   private void publish(long connId, ConnState c, NostrEvent e) {
-    if (e.content().length() > limits.maxContentLength()
-        && e.content().getBytes(StandardCharsets.UTF_8).length > limits.maxContentLength()) {
+    if (mustAuthenticate(connId, c)) {
+      write(connId, c, RelayMessages.ok(e.id(), false, "auth-required: this relay requires NIP-42 authentication"));
+      return;
+    }
+    if (dev.cairn.nostr.EventTags.isProtected(e) && !e.pubkey().equals(c.authedPubkey)) {
+      write(connId, c, RelayMessages.ok(e.id(), false, c.authedPubkey == null
+          ? "auth-required: this event may only be published by its authenticated author"
+          : "restricted: this event may only be published by its author"));
+      challenge(connId, c);
+      return;
+    }
+    if (Utf8.length(e.content(), limits.maxContentLength()) > limits.maxContentLength()) {
       write(connId, c, RelayMessages.ok(e.id(), false,
           "invalid: content is longer than " + limits.maxContentLength() + " bytes"));
       return;
@@ -186,10 +252,14 @@ final class ConnWorker extends Supervised {
       write(connId, c, RelayMessages.ok(e.id(), false, "invalid: more than " + limits.maxEventTags() + " tags"));
       return;
     }
-    toManager.send(new NetworkInbox.Publish(connId, e, null), inbox);
+    toManager.send(new NetworkInbox.Publish(connId, e, c.authedPubkey), inbox);
   }
 
   private void subscribe(long connId, ConnState c, String subId, List<Filter> filters, boolean count) {
+    if (mustAuthenticate(connId, c)) {
+      write(connId, c, RelayMessages.closed(subId, "auth-required: this relay requires NIP-42 authentication"));
+      return;
+    }
     for (Filter f : filters) {
       if (f.search() != null) {
         write(connId, c, RelayMessages.closed(subId, "error: search (NIP-50) is not supported by this relay"));
@@ -207,25 +277,4 @@ final class ConnWorker extends Supervised {
     toManager.send(new NetworkInbox.Subscribe(connId, subId, filters, count), inbox);
   }
 
-  /** UTF-8 byte length, counted only when the char count alone cannot settle the limit check. */
-  private int utf8Length(String s) {
-    if (s.length() * 3L <= limits.maxMessageLength()) {
-      return s.length();
-    }
-    int n = 0;
-    for (int i = 0; i < s.length(); i++) {
-      char ch = s.charAt(i);
-      if (ch < 0x80) {
-        n++;
-      } else if (ch < 0x800) {
-        n += 2;
-      } else if (Character.isHighSurrogate(ch)) {
-        n += 4;
-        i++;
-      } else {
-        n += 3;
-      }
-    }
-    return n;
-  }
 }

@@ -45,6 +45,7 @@ final class Listener extends Supervised {
   private final Set<Socket> pausedForCredit = new HashSet<>();
   private BoundedChannel<NetworkInbox> toManager;
   private HttpServer server;
+  private final int maxBuffered;
   private long nextConn = 1;
 
   /** An accepted WebSocket and why it is paused, if it is. */
@@ -53,6 +54,9 @@ final class Listener extends Supervised {
     boolean pausedForCredit;
     boolean pausedForWrites;
     long slowTimer = -1;
+    /** Fragments of the message being received, and whether it is binary. */
+    io.vertx.core.buffer.Buffer partial;
+    boolean partialBinary;
 
     Socket(ServerWebSocket ws) {
       this.ws = ws;
@@ -69,6 +73,7 @@ final class Listener extends Supervised {
     this.channels = channels;
     this.probes = probes;
     this.routing = new TenantRouting(config);
+    this.maxBuffered = Math.max(config.limits().maxMessageLength() * 2, 65536);
   }
 
   @Override
@@ -172,8 +177,7 @@ final class Listener extends Supervised {
     sockets.put(connId, s);
     String remote = String.valueOf(ws.remoteAddress());
     up(s, new NetworkInbox.Opened(connId, tenant, index, remote));
-    ws.textMessageHandler(text -> up(s, new NetworkInbox.Frame(connId, text)));
-    ws.binaryMessageHandler(buf -> up(s, new NetworkInbox.Frame(connId, null)));
+    ws.frameHandler(frame -> frame(connId, s, frame));
     ws.exceptionHandler(t -> LOG.fine("connection " + remote + ": " + t));
     ws.closeHandler(v -> {
       Socket gone = sockets.remove(connId);
@@ -183,6 +187,48 @@ final class Listener extends Supervised {
       pausedForCredit.remove(gone);
       up(null, new NetworkInbox.Gone(connId));
     });
+  }
+
+  /**
+   * Reassembles a message from its frames and checks it is UTF-8 text (RFC 6455: otherwise fail the
+   * connection with 1007). Oversized messages are cut off here, before they are buffered.
+   */
+  private void frame(long connId, Socket s, io.vertx.core.http.WebSocketFrame frame) {
+    if (!frame.isText() && !frame.isBinary() && !frame.isContinuation()) {
+      return; // ping, pong and close are the transport's
+    }
+    if (!frame.isContinuation()) {
+      s.partial = null;
+      s.partialBinary = frame.isBinary();
+    }
+    io.vertx.core.buffer.Buffer data = frame.binaryData();
+    if (s.partial == null) {
+      s.partial = frame.isFinal() ? data : data.copy();
+    } else {
+      s.partial.appendBuffer(data);
+    }
+    if (s.partial.length() > maxBuffered) {
+      s.partial = null;
+      up(s, new NetworkInbox.BadFrame(connId,
+          "invalid: message is longer than " + config.limits().maxMessageLength() + " bytes", (short) 1009));
+      s.ws.pause();
+      return;
+    }
+    if (!frame.isFinal()) {
+      return;
+    }
+    byte[] bytes = s.partial.getBytes();
+    s.partial = null;
+    if (s.partialBinary) {
+      up(s, new NetworkInbox.BadFrame(connId, "invalid: binary frames are not supported, send JSON text frames", (short) 0));
+      return;
+    }
+    String text = Utf8.decode(bytes);
+    if (text == null) {
+      up(s, new NetworkInbox.BadFrame(connId, "invalid: message is not valid UTF-8", (short) 1007));
+      return;
+    }
+    up(s, new NetworkInbox.Frame(connId, text));
   }
 
   /** Sends up in arrival order; without credit, pauses the socket that fed the message. */

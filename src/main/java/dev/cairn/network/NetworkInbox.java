@@ -13,10 +13,15 @@ public sealed interface NetworkInbox extends TreeMessage {
 
   record Frame(long connId, String text) implements NetworkInbox {}
 
+  /** A frame that is not a text message in UTF-8: answered with a NOTICE, closed when {@code closeCode > 0}. */
+  record BadFrame(long connId, String notice, short closeCode) implements NetworkInbox {}
+
   record Gone(long connId) implements NetworkInbox {}
 
   // from a conn-worker
   record Publish(long connId, NostrEvent event, String authedPubkey) implements NetworkInbox {}
+
+  record Authenticate(long connId, NostrEvent event) implements NetworkInbox {}
 
   record Subscribe(long connId, String subId, List<Filter> filters, boolean count) implements NetworkInbox {}
 
@@ -24,6 +29,9 @@ public sealed interface NetworkInbox extends TreeMessage {
 
   // from root
   record Outcome(long connId, String eventId, boolean accepted, String message) implements NetworkInbox {}
+
+  /** The AUTH event's signature passed (or not): the connection is now authenticated as its pubkey. */
+  record Authenticated(long connId, String eventId, String pubkey, boolean ok, String message) implements NetworkInbox {}
 
   record Dispatch(String tenant, NostrEvent event, long seq) implements NetworkInbox {}
 

@@ -129,6 +129,11 @@ public final class NetworkManager extends Supervised {
       if (c != null) {
         c.worker().sender.send(new ConnWorkerInbox.Parse(f.connId(), f.text()), inbox);
       }
+    } else if (msg instanceof NetworkInbox.BadFrame b) {
+      Conn c = conns.get(b.connId());
+      if (c != null) {
+        c.worker().sender.send(new ConnWorkerInbox.BadFrame(b.connId(), b.notice(), b.closeCode()), inbox);
+      }
     } else if (msg instanceof NetworkInbox.Dispatch d) {
       dispatch(d);
     } else if (msg instanceof NetworkInbox.Outcome o) {
@@ -140,6 +145,16 @@ public final class NetworkManager extends Supervised {
       Conn c = conns.get(p.connId());
       if (c != null) {
         toRoot.send(new RootInbox.Submit(p.connId(), c.tenant(), p.event(), p.authedPubkey()), inbox);
+      }
+    } else if (msg instanceof NetworkInbox.Authenticate a) {
+      if (conns.containsKey(a.connId())) {
+        toRoot.send(new RootInbox.Authenticate(a.connId(), a.event()), inbox);
+      }
+    } else if (msg instanceof NetworkInbox.Authenticated a) {
+      Conn c = conns.get(a.connId());
+      if (c != null) {
+        c.worker().sender.channel().sendOwed(
+            new ConnWorkerInbox.Authenticated(a.connId(), a.eventId(), a.pubkey(), a.ok(), a.message()));
       }
     } else if (msg instanceof NetworkInbox.Subscribe s) {
       subscribe(s);

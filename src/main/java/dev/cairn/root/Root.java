@@ -7,6 +7,7 @@ import dev.cairn.network.NetworkInbox;
 import dev.cairn.network.NetworkManager;
 import dev.cairn.nostr.Kinds;
 import dev.cairn.nostr.NostrEvent;
+import dev.cairn.delivery.Delivery;
 import dev.cairn.policy.Policy;
 import dev.cairn.policy.PolicyInbox;
 import dev.cairn.sig.SigInbox;
@@ -60,11 +61,14 @@ public final class Root extends VerticleBase {
     final String tenant;
     final NostrEvent event;
     final String authedPubkey;
+    /** A NIP-42 AUTH event: only its signature is checked, then the connection is told. */
+    final boolean auth;
     final List<Long> waiters = new ArrayList<>(1);
     /** The node that holds the event now: sig-manager, policy or database-engine. */
     String stage;
 
-    InFlight(long ticket, String tenant, NostrEvent event, String authedPubkey) {
+    InFlight(long ticket, String tenant, NostrEvent event, String authedPubkey, boolean auth) {
+      this.auth = auth;
       this.ticket = ticket;
       this.tenant = tenant;
       this.event = event;
@@ -94,6 +98,7 @@ public final class Root extends VerticleBase {
     toNetwork = channels.open("root->network-manager", Addresses.NETWORK_MANAGER);
     DatabaseEngine engine = databaseEngine();
     return deploy("database-engine", () -> engine)
+        .compose(x -> deploy("delivery", () -> new Delivery(channels, crashReporter("delivery"))))
         .compose(x -> deploy("policy", this::policy))
         .compose(x -> deploy("sig-manager", this::sigManager))
         .compose(x -> deploy("network-manager", () -> new NetworkManager(config, metrics, probes, channels,
@@ -168,6 +173,12 @@ public final class Root extends VerticleBase {
       if (!node.equals(f.stage)) {
         continue;
       }
+      if (f.auth) {
+        tickets.remove(f.ticket);
+        toNetwork.sendOwed(new NetworkInbox.Authenticated(f.waiters.get(0), f.event.id(), f.event.pubkey(), false,
+            "error: " + node + " restarted, please retry"));
+        continue;
+      }
       finish(f, false, "error: " + node + " restarted, please retry", "error");
     }
   }
@@ -181,15 +192,27 @@ public final class Root extends VerticleBase {
         f.waiters.add(s.connId());
         return;
       }
-      f = new InFlight(nextTicket++, s.tenant(), s.event(), s.authedPubkey());
+      f = new InFlight(nextTicket++, s.tenant(), s.event(), s.authedPubkey(), false);
       f.waiters.add(s.connId());
       tickets.put(f.ticket, f);
       byEventKey.put(key, f);
       f.stage = "sig-manager";
       toSig.send(new SigInbox.Verify(f.ticket, s.event()), inbox);
+    } else if (msg instanceof RootInbox.Authenticate a) {
+      InFlight f = new InFlight(nextTicket++, null, a.event(), null, true);
+      f.waiters.add(a.connId());
+      f.stage = "sig-manager";
+      tickets.put(f.ticket, f);
+      toSig.send(new SigInbox.Verify(f.ticket, a.event()), inbox);
     } else if (msg instanceof RootInbox.Verified v) {
       InFlight f = tickets.get(v.ticket());
       if (f == null) {
+        return;
+      }
+      if (f.auth) {
+        tickets.remove(f.ticket);
+        toNetwork.sendOwed(new NetworkInbox.Authenticated(f.waiters.get(0), f.event.id(), f.event.pubkey(), v.valid(),
+            v.valid() ? "" : v.reason()));
         return;
       }
       if (!v.valid()) {

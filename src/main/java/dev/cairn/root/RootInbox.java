@@ -14,6 +14,9 @@ public sealed interface RootInbox extends TreeMessage {
   record Submit(long connId, String tenant, NostrEvent event, String authedPubkey) implements RootInbox {}
 
   /** A REQ's history query or a COUNT, to run against the tenant's store. */
+  /** A NIP-42 AUTH event whose signature must be checked before the connection is authenticated. */
+  record Authenticate(long connId, NostrEvent event) implements RootInbox {}
+
   record History(long connId, String tenant, String subId, long subSerial, List<Filter> filters, long seqBelow, boolean count)
       implements RootInbox {}
 

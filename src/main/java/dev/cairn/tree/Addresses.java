@@ -7,6 +7,7 @@ public final class Addresses {
   public static final String SIG_MANAGER = "cairn.sig";
   public static final String NETWORK_MANAGER = "cairn.network";
   public static final String DATABASE_ENGINE = "cairn.db";
+  public static final String DELIVERY = "cairn.delivery";
 
   private Addresses() {}
 
