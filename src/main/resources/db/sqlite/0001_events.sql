@@ -11,11 +11,12 @@ CREATE TABLE events (
   json       TEXT    NOT NULL
 );
 
--- Every index ends with (created_at DESC, id) so "ORDER BY created_at DESC, id ASC LIMIT n" walks it in order.
-CREATE INDEX events_created ON events(created_at DESC, id);
-CREATE INDEX events_pubkey ON events(pubkey, created_at DESC, id);
-CREATE INDEX events_kind ON events(kind, created_at DESC, id);
-CREATE INDEX events_pubkey_kind ON events(pubkey, kind, created_at DESC, id);
+-- Every index ends with created_at DESC so "ORDER BY created_at DESC, id ASC LIMIT n" walks it in
+-- order; ties on created_at are sorted within their group only (SQLite "RIGHT PART OF ORDER BY").
+CREATE INDEX events_created ON events(created_at DESC);
+CREATE INDEX events_pubkey ON events(pubkey, created_at DESC);
+CREATE INDEX events_kind ON events(kind, created_at DESC);
+CREATE INDEX events_pubkey_kind ON events(pubkey, kind, created_at DESC);
 -- Replaceable/addressable lookups by address.
 CREATE INDEX events_address ON events(pubkey, kind, d_tag) WHERE d_tag IS NOT NULL;
 -- NIP-40 purge.

@@ -12,8 +12,14 @@ import java.util.Set;
 /** Translates one {@link Filter} into a WHERE clause over {@code events e} with bound parameters only. */
 final class FilterSql {
 
-  /** A WHERE clause (without the keyword) and its parameters, in order. */
-  record Where(String sql, List<Object> params) {}
+  /**
+   * {@code SELECT ... FROM <from> WHERE <sql> ORDER BY <orderBy>}; params bind in that order. The
+   * selected row is always {@code e}.
+   */
+  record Where(String from, String sql, String orderBy, List<Object> params) {}
+
+  static final String DEFAULT_FROM = "events e";
+  static final String DEFAULT_ORDER = "e.created_at DESC, e.id ASC";
 
   private FilterSql() {}
 
@@ -35,6 +41,27 @@ final class FilterSql {
     }
     StringBuilder sql = new StringBuilder();
     List<Object> params = new ArrayList<>();
+    String from = DEFAULT_FROM;
+    String order = DEFAULT_ORDER;
+    Character driver = null;
+    if (f.ids() == null && f.authors() == null) {
+      // Drive from the tag index (name, value, created_at DESC) in time order: a LIMIT stops early
+      // even for a popular tag. Only for a single value (several would need a merge and dedup).
+      for (Map.Entry<Character, Set<String>> t : f.tags().entrySet()) {
+        if (t.getValue().size() == 1) {
+          driver = t.getKey();
+          from = "tags t CROSS JOIN events e ON e.seq = t.seq";
+          order = "t.created_at DESC, e.id ASC";
+          sql.append("t.name = ? AND t.value = ? AND ");
+          params.add(String.valueOf(driver));
+          params.add(t.getValue().iterator().next());
+          break;
+        }
+      }
+    } else if (f.ids() == null && f.kinds() != null) {
+      // Without statistics the planner may prefer walking a whole kind in time order.
+      from = "events e INDEXED BY events_pubkey_kind";
+    }
     // Unary '+' keeps the planner off the rowid range and the expiration index: the selective
     // indexes are the ones on id, pubkey, kind, created_at and tags.
     sql.append("+e.seq < ? AND (+e.expiration IS NULL OR +e.expiration > ?)");
@@ -52,12 +79,15 @@ final class FilterSql {
       params.add(f.until());
     }
     for (Map.Entry<Character, Set<String>> t : f.tags().entrySet()) {
-      sql.append(" AND e.seq IN (SELECT t.seq FROM tags t WHERE t.name = ? AND t.value");
+      if (t.getKey().equals(driver)) {
+        continue;
+      }
+      sql.append(" AND e.seq IN (SELECT x.seq FROM tags x WHERE x.name = ? AND x.value");
       params.add(String.valueOf(t.getKey()));
       inList(sql, params, t.getValue());
       sql.append(')');
     }
-    return new Where(sql.toString(), params);
+    return new Where(from, sql.toString(), order, params);
   }
 
   private static boolean isEmpty(Set<?> s) {

@@ -44,6 +44,8 @@ public final class TenantStore implements AutoCloseable {
 
   /** Busy timeout of every connection, ms. */
   static final int BUSY_TIMEOUT_MS = 5000;
+  /** How long a query waits for a free reader connection. */
+  static final int READER_WAIT_SECONDS = 60;
 
   private static final Migrator MIGRATOR = new Migrator("db/sqlite");
   private static final Comparator<StoredEvent> NEWEST_FIRST =
@@ -173,7 +175,7 @@ public final class TenantStore implements AutoCloseable {
       try (Statement st = c.createStatement()) {
         st.execute("PRAGMA synchronous = NORMAL");
         st.execute("PRAGMA temp_store = MEMORY");
-        st.execute("PRAGMA cache_size = -16000");
+        st.execute("PRAGMA cache_size = " + (reader ? -16_000 : -64_000));
         if (reader) {
           st.execute("PRAGMA query_only = ON");
         }
@@ -526,8 +528,7 @@ public final class TenantStore implements AutoCloseable {
       try {
         for (int i = 0; i < wheres.size(); i++) {
           FilterSql.Where w = wheres.get(i);
-          String sql = "SELECT e.seq, e.id, e.created_at, e.json FROM events e WHERE " + w.sql()
-              + " ORDER BY e.created_at DESC, e.id ASC LIMIT ?";
+          String sql = selectSql(w);
           try (PreparedStatement ps = c.prepareStatement(sql)) {
             FilterSql.bind(ps, w.params());
             ps.setInt(w.params().size() + 1, limits.get(i));
@@ -572,7 +573,8 @@ public final class TenantStore implements AutoCloseable {
       if (i > 0) {
         sql.append(" UNION ");
       }
-      sql.append("SELECT e.seq FROM events e WHERE ").append(wheres.get(i).sql());
+      sql.append("SELECT e.seq FROM ").append(wheres.get(i).from()).append(" WHERE ")
+          .append(wheres.get(i).sql());
       params.addAll(wheres.get(i).params());
     }
     sql.append(')');
@@ -586,14 +588,18 @@ public final class TenantStore implements AutoCloseable {
     });
   }
 
+  private static String selectSql(FilterSql.Where w) {
+    return "SELECT e.seq, e.id, e.created_at, e.json FROM " + w.from() + " WHERE " + w.sql()
+        + " ORDER BY " + w.orderBy() + " LIMIT ?";
+  }
+
   /** Query plan lines for the history query of one filter (diagnostics and tests). */
   List<String> explainQuery(Filter f, long seqBelow, int limit, long now) {
     FilterSql.Where w = FilterSql.where(f, seqBelow, now);
     if (w == null) {
       return List.of();
     }
-    String sql = "EXPLAIN QUERY PLAN SELECT e.seq, e.id, e.created_at, e.json FROM events e WHERE "
-        + w.sql() + " ORDER BY e.created_at DESC, e.id ASC LIMIT ?";
+    String sql = "EXPLAIN QUERY PLAN " + selectSql(w);
     return withReader(c -> {
       List<String> out = new ArrayList<>();
       try (PreparedStatement ps = c.prepareStatement(sql)) {
@@ -618,7 +624,11 @@ public final class TenantStore implements AutoCloseable {
     ensureOpen();
     Connection c;
     try {
-      c = readers.take();
+      c = readers.poll(READER_WAIT_SECONDS, java.util.concurrent.TimeUnit.SECONDS);
+      if (c == null) {
+        throw new StoreException("no reader connection free within " + READER_WAIT_SECONDS
+            + " s (closed or overloaded): " + file);
+      }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new StoreException("interrupted waiting for a reader connection", e);
@@ -659,11 +669,6 @@ public final class TenantStore implements AutoCloseable {
         return;
       }
       closed = true;
-      try (Statement st = writer.createStatement()) {
-        st.execute("PRAGMA optimize");
-      } catch (SQLException ignored) {
-        // best effort
-      }
       closeQuietly(writer);
     } finally {
       writeLock.unlock();
