@@ -16,6 +16,8 @@ public final class CairnMetrics implements ChannelMetrics {
   private final MeterRegistry registry;
   private final Timer sigVerify;
   private final Map<String, AtomicLong> gauges = new ConcurrentHashMap<>();
+  /** Meter lookups by name and tags cost more than the increment: resolve each once. */
+  private final Map<String, Counter> counters = new ConcurrentHashMap<>();
 
   public CairnMetrics(MeterRegistry registry) {
     this.registry = registry;
@@ -35,12 +37,13 @@ public final class CairnMetrics implements ChannelMetrics {
 
   /** {@code result}: accepted, duplicate, invalid, blocked, rate-limited, restricted, auth-required, pow, error. */
   public void eventReceived(String tenant, String result) {
-    Counter.builder("cairn_events_received_total").tag("tenant", tenant).tag("result", result)
-        .register(registry).increment();
+    counters.computeIfAbsent("received|" + tenant + "|" + result, k -> Counter.builder("cairn_events_received_total")
+        .tag("tenant", tenant).tag("result", result).register(registry)).increment();
   }
 
   public void eventStored(String tenant) {
-    Counter.builder("cairn_events_stored_total").tag("tenant", tenant).register(registry).increment();
+    counters.computeIfAbsent("stored|" + tenant, k -> Counter.builder("cairn_events_stored_total")
+        .tag("tenant", tenant).register(registry)).increment();
   }
 
   public AtomicLong connections(String tenant) {
@@ -53,7 +56,8 @@ public final class CairnMetrics implements ChannelMetrics {
 
   @Override
   public void channelFull(String channel) {
-    Counter.builder("cairn_channel_full_total").tag("channel", channel).register(registry).increment();
+    counters.computeIfAbsent("full|" + channel, k -> Counter.builder("cairn_channel_full_total")
+        .tag("channel", channel).register(registry)).increment();
   }
 
   private AtomicLong gauge(String name, String tenant) {
