@@ -13,7 +13,7 @@ import java.util.List;
  */
 final class Subscription {
   /** How many live events may wait for a slow history query before the REQ is closed. */
-  static final int MAX_HELD_LIVE = 1000;
+  static final int MAX_HELD_LIVE = 5000;
 
   final String subId;
   final long serial;

@@ -52,6 +52,8 @@ public final class Root extends VerticleBase {
   private OrderedSender<SigInbox> toSig;
   private OrderedSender<PolicyInbox> toPolicy;
   private OrderedSender<DatabaseInbox> toDatabase;
+  /** Queries have their own channel so that a backlog of writes never delays a REQ's history. */
+  private OrderedSender<DatabaseInbox> toDatabaseQueries;
   private BoundedChannel<NetworkInbox> toNetwork;
   private volatile boolean ready;
 
@@ -94,6 +96,8 @@ public final class Root extends VerticleBase {
     toSig = new OrderedSender<>(channels.open("root->sig-manager", Addresses.SIG_MANAGER, s -> restart("sig-manager")));
     toPolicy = new OrderedSender<>(channels.open("root->policy", Addresses.POLICY, s -> restart("policy")));
     toDatabase = new OrderedSender<>(channels.open("root->database-engine", Addresses.DATABASE_ENGINE,
+        s -> restart("database-engine")));
+    toDatabaseQueries = new OrderedSender<>(channels.open("root->database-engine(query)", Addresses.DATABASE_ENGINE,
         s -> restart("database-engine")));
     toNetwork = channels.open("root->network-manager", Addresses.NETWORK_MANAGER);
     DatabaseEngine engine = databaseEngine();
@@ -253,7 +257,7 @@ public final class Root extends VerticleBase {
         }
       }
     } else if (msg instanceof RootInbox.History h) {
-      toDatabase.send(new DatabaseInbox.Query(h.connId(), h.tenant(), h.subId(), h.subSerial(), h.filters(),
+      toDatabaseQueries.send(new DatabaseInbox.Query(h.connId(), h.tenant(), h.subId(), h.subSerial(), h.filters(),
           h.seqBelow(), h.count()), inbox);
     } else if (msg instanceof RootInbox.HistoryDone d) {
       toNetwork.sendOwed(new NetworkInbox.HistoryAnswer(d.connId(), d.subId(), d.subSerial(), d.count(), d.events(),

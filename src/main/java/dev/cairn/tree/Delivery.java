@@ -1,4 +1,6 @@
 package dev.cairn.tree;
 
-/** A message on its way through one {@link BoundedChannel}; the receiver returns its credit. */
-record Delivery(BoundedChannel<?> channel, Object payload) {}
+import java.util.List;
+
+/** Messages on their way through one {@link BoundedChannel}, in order; the receiver returns their credit. */
+record Delivery(BoundedChannel<?> channel, List<Object> payloads) {}

@@ -25,13 +25,18 @@ public final class Inbox<M extends TreeMessage> {
                 msg -> {
                   Delivery d = (Delivery) msg.body();
                   current = d.channel();
-                  held = false;
                   try {
-                    handler.accept(this.type.cast(d.payload()));
-                  } finally {
-                    if (!held) {
-                      d.channel().returnCredit();
+                    for (Object payload : d.payloads()) {
+                      held = false;
+                      try {
+                        handler.accept(this.type.cast(payload));
+                      } finally {
+                        if (!held) {
+                          d.channel().returnCredit();
+                        }
+                      }
                     }
+                  } finally {
                     current = null;
                   }
                 });

@@ -22,6 +22,12 @@ class SeqFloorTest {
   private static final int EVENTS = 2000;
   private static final int SUBSCRIBERS = 8;
 
+  private static void awaitOk(RelayClient pub, Set<String> oks) throws InterruptedException {
+    JsonArray ok = pub.awaitType("OK");
+    assertTrue(ok.getBoolean(2), ok.encode());
+    oks.add(ok.getString(1));
+  }
+
   @Test
   void reqsOpenedDuringAPublishStormSeeEveryEventExactlyOnce() throws Exception {
     try (TestRelay relay = TestRelay.start()) {
@@ -37,19 +43,19 @@ class SeqFloorTest {
         List<RelayClient> subs = new ArrayList<>();
         try {
           CompletableFuture<Void> publishing = CompletableFuture.runAsync(() -> events.forEach(pub::publish));
-          // open subscriptions at staggered points of the storm
+          // open subscriptions at staggered points of the storm: subscriber k once k/(S+1) of it is stored
+          Set<String> oks = new HashSet<>();
           for (int s = 0; s < SUBSCRIBERS; s++) {
+            while (oks.size() < (long) EVENTS * s / (SUBSCRIBERS + 1)) {
+              awaitOk(pub, oks);
+            }
             RelayClient c = relay.connect();
             subs.add(c);
             c.req("s", filter);
-            Thread.sleep(15);
           }
           publishing.get();
-          Set<String> oks = new HashSet<>();
           while (oks.size() < EVENTS) {
-            JsonArray ok = pub.awaitType("OK");
-            assertTrue(ok.getBoolean(2), ok.encode());
-            oks.add(ok.getString(1));
+            awaitOk(pub, oks);
           }
           JsonObject sentinel = Events.signed(author, 1, Events.now(), List.of(List.of("t", tag)), "sentinel");
           pub.publishAndWait(sentinel);
@@ -61,8 +67,11 @@ class SeqFloorTest {
             List<String> received = new ArrayList<>();
             boolean eose = false;
             while (true) {
-              JsonArray f = c.await(x -> x.getString(0).equals("EVENT") || x.getString(0).equals("EOSE"),
-                  Duration.ofSeconds(20));
+              JsonArray f = c.await(x -> x.getString(0).equals("EVENT") || x.getString(0).equals("EOSE")
+                  || x.getString(0).equals("CLOSED"), Duration.ofSeconds(20));
+              if (f.getString(0).equals("CLOSED")) {
+                throw new AssertionError("subscription closed: " + f.encode());
+              }
               if (f.getString(0).equals("EOSE")) {
                 eose = true;
                 continue;
