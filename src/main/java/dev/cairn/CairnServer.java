@@ -35,7 +35,7 @@ public final class CairnServer {
         .setJvmMetricsEnabled(true)
         .setPrometheusOptions(new VertxPrometheusOptions().setEnabled(true));
     this.vertx = Vertx.builder()
-        .with(new VertxOptions().setMetricsOptions(metricsOptions))
+        .with(new VertxOptions().setMetricsOptions(metricsOptions).setEventLoopPoolSize(config.eventLoops()))
         .withMetrics(new MicrometerMetricsFactory(registry))
         .build();
     vertx.eventBus().registerCodec(new LocalCodec());
