@@ -1,7 +1,6 @@
 package dev.cairn.network;
 
 import dev.cairn.nostr.Filter;
-import dev.cairn.nostr.NostrEvent;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -27,18 +26,6 @@ final class Subscription {
     this.serial = serial;
     this.filters = filters;
     this.seqFloor = seqFloor;
-  }
-
-  boolean wants(NostrEvent event, long seq) {
-    if (seq != 0 && seq < seqFloor) {
-      return false; // already covered by this subscription's history query
-    }
-    for (Filter f : filters) {
-      if (f.search() == null && f.matches(event)) {
-        return true;
-      }
-    }
-    return false;
   }
 
   /** Holds a live match until EOSE; false when too many are already held. */
