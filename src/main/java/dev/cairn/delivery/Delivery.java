@@ -12,23 +12,68 @@ import io.vertx.core.Future;
  */
 public final class Delivery extends Supervised {
   private final Channels channels;
+  /** Seed 003: the SSE feed sessions and their settings/meters. */
+  private dev.cairn.delivery.feed.FeedSessions feedSessions;
+  private dev.cairn.store.feed.FeedSettings feedSettings;
+  private dev.cairn.store.feed.FeedMetrics feedMetrics;
+
+  /** Seed 000: the outbox relay/consumer and what it is built from. */
+  private dev.cairn.delivery.outbox.OutboxDelivery outbox;
+  private dev.cairn.delivery.outbox.OutboxSettings outboxSettings;
+  private java.util.List<String> outboxTenants;
+  private io.micrometer.core.instrument.MeterRegistry outboxRegistry;
 
   public Delivery(Channels channels, CrashReporter root) {
     super(root);
     this.channels = channels;
   }
 
+  /** Seed 003: the change feed's settings and meters; call before deploying. */
+  public Delivery withFeed(dev.cairn.store.feed.FeedSettings settings, dev.cairn.store.feed.FeedMetrics metrics) {
+    this.feedSettings = settings;
+    this.feedMetrics = metrics;
+    return this;
+  }
+
+  /** Seed 000: the outbox's settings, the tenants it serves and the meter registry; call before deploying. */
+  public Delivery withOutbox(dev.cairn.delivery.outbox.OutboxSettings settings, java.util.List<String> tenants,
+      io.micrometer.core.instrument.MeterRegistry registry) {
+    this.outboxSettings = settings;
+    this.outboxTenants = tenants;
+    this.outboxRegistry = registry;
+    return this;
+  }
+
   @Override
   protected Future<?> startNode() {
+    feedSessions = new dev.cairn.delivery.feed.FeedSessions(vertx, channels, feedSettings, feedMetrics);
     new Inbox<>(vertx, Addresses.DELIVERY, DeliveryInbox.class, this::handle);
-    return Future.succeededFuture();
+    if (outboxSettings == null) {
+      return Future.succeededFuture();
+    }
+    outbox = new dev.cairn.delivery.outbox.OutboxDelivery(vertx, channels, outboxSettings, outboxTenants,
+        outboxRegistry);
+    return outbox.start();
+  }
+
+  @Override
+  public Future<?> stop() {
+    return outbox == null ? Future.succeededFuture() : outbox.stop();
   }
 
   private void handle(DeliveryInbox msg) {
     if (msg instanceof DeliveryInbox.OutboxWake w) {
-      // outbox relay/consumer: seed 000 (issue 3)
+      if (outbox != null) {
+        outbox.wake(w.tenant());
+      }
+    } else if (msg instanceof OutboxReply r) {
+      if (outbox != null) {
+        outbox.answer(r);
+      }
     } else if (msg instanceof DeliveryInbox.FeedWake w) {
-      // SSE sessions: seed 003 (issue 5)
+      feedSessions.wake(w);
+    } else if (msg instanceof FeedInbox f) {
+      feedSessions.handle(f);
     }
   }
 }

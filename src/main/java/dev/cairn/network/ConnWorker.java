@@ -260,12 +260,6 @@ final class ConnWorker extends Supervised {
       write(connId, c, RelayMessages.closed(subId, "auth-required: this relay requires NIP-42 authentication"));
       return;
     }
-    for (Filter f : filters) {
-      if (f.search() != null) {
-        write(connId, c, RelayMessages.closed(subId, "error: search (NIP-50) is not supported by this relay"));
-        return;
-      }
-    }
     if (!count) {
       if (!c.subIds.contains(subId) && c.subIds.size() >= limits.maxSubscriptions()) {
         write(connId, c, RelayMessages.closed(subId,

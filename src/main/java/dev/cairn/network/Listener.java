@@ -45,6 +45,8 @@ final class Listener extends Supervised {
   private final Set<Socket> pausedForCredit = new HashSet<>();
   private BoundedChannel<NetworkInbox> toManager;
   private HttpServer server;
+  /** Seed 003: the SSE responses this listener owns. */
+  private SseStreams sse;
   private final int maxBuffered;
   private long nextConn = 1;
 
@@ -79,6 +81,7 @@ final class Listener extends Supervised {
   @Override
   protected Future<?> startNode() {
     toManager = channels.open("listener->network-manager", Addresses.NETWORK_MANAGER);
+    sse = new SseStreams(vertx, index, config, channels);
     new Inbox<>(vertx, Addresses.listener(index), ListenerInbox.class, this::handle);
     server = vertx.createHttpServer(serverOptions()).requestHandler(this::request);
     return server.listen(bind.port(), bind.host())
@@ -101,6 +104,8 @@ final class Listener extends Supervised {
         // permessage-deflate costs ~0.1 ms of CPU per frame: off unless the operator wants it
         .setPerMessageWebSocketCompressionSupported(config.raw().getJsonObject("http").getBoolean("ws_compression", false))
         .setPerFrameWebSocketCompressionSupported(false)
+        // HTTP/1.1 only: WebSocket and SSE need it, and no client of ours benefits from an h2c upgrade
+        .setHttp2ClearTextEnabled(false)
         .setTcpNoDelay(true);
     if (!config.tlsCert().isEmpty()) {
       o.setSsl(true).setKeyCertOptions(new PemKeyCertOptions().setCertPath(config.tlsCert()).setKeyPath(config.tlsKey()));
@@ -138,6 +143,10 @@ final class Listener extends Supervised {
       json(req, 404, new JsonObject().put("error", "unknown tenant \"" + target.tenantId() + "\""));
       return;
     }
+    if (target.rest().equals("/v1/events")) {
+      sse.open(req, target.tenant());
+      return;
+    }
     if (!target.rest().equals("/") && !target.rest().isEmpty()) {
       json(req, 404, new JsonObject().put("error", "not found: " + path));
       return;
@@ -156,9 +165,10 @@ final class Listener extends Supervised {
     } else {
       String scheme = config.tlsCert().isEmpty() ? "ws://" : "wss://";
       String host = req.authority() == null ? bind.toString() : req.authority().toString();
+      String events = (path.startsWith("/t/") ? "/t/" + tenant.id() : "") + "/v1/events";
       req.response().putHeader(HttpHeaders.CONTENT_TYPE, "text/html; charset=utf-8")
           .end(StatusPage.render(tenant, scheme + host + path,
-              metrics.connections(tenant.id()).get(), metrics.subscriptions(tenant.id()).get()));
+              metrics.connections(tenant.id()).get(), metrics.subscriptions(tenant.id()).get(), events));
     }
   }
 
@@ -279,6 +289,8 @@ final class Listener extends Supervised {
       if (s.ws.writeQueueFull() && !s.pausedForWrites) {
         slowReader(w.connId(), s);
       }
+    } else if (msg instanceof ListenerInbox.SseWrite w) {
+      sse.write(w);
     } else if (msg instanceof ListenerInbox.Close c) {
       Socket s = sockets.get(c.connId());
       if (s != null) {

@@ -8,4 +8,11 @@ public sealed interface ListenerInbox extends TreeMessage {
   record Write(long connId, List<String> frames) implements ListenerInbox {}
 
   record Close(long connId, short code, String reason) implements ListenerInbox {}
+
+  /**
+   * SSE (seed 003), from delivery: a chunk of frames for a stream. With {@code ack} the listener
+   * answers {@code SseWritable} once written (at once when writable, after the drain otherwise);
+   * with {@code end} it ends the response.
+   */
+  record SseWrite(long streamId, String chunk, boolean ack, boolean end) implements ListenerInbox {}
 }

@@ -43,6 +43,11 @@ public final class Root extends VerticleBase {
   private final CairnConfig config;
   private final CairnMetrics metrics;
   private final HealthProbes probes;
+  /** Seed 003: one set of feed meters per server, shared by database-engine and delivery. */
+  private final dev.cairn.store.feed.FeedMetrics feedMetrics;
+  private final dev.cairn.store.feed.FeedSettings feedSettings;
+  /** Seed 000: the outbox's settings (outbox.*, nats.*, forward.relays). */
+  private final dev.cairn.delivery.outbox.OutboxSettings outboxSettings;
   private final Map<Long, InFlight> tickets = new HashMap<>();
   private final Map<String, InFlight> byEventKey = new HashMap<>();
   private final Map<String, String> deployments = new HashMap<>();
@@ -82,6 +87,9 @@ public final class Root extends VerticleBase {
     this.config = config;
     this.metrics = metrics;
     this.probes = new HealthProbes(() -> ready, scrape);
+    this.feedMetrics = new dev.cairn.store.feed.FeedMetrics(metrics.registry());
+    this.feedSettings = dev.cairn.store.feed.FeedSettings.from(config);
+    this.outboxSettings = dev.cairn.delivery.outbox.OutboxSettings.from(config.raw());
   }
 
   /** True once every node of the tree is deployed. */
@@ -102,7 +110,9 @@ public final class Root extends VerticleBase {
     toNetwork = channels.open("root->network-manager", Addresses.NETWORK_MANAGER);
     DatabaseEngine engine = databaseEngine();
     return deploy("database-engine", () -> engine)
-        .compose(x -> deploy("delivery", () -> new Delivery(channels, crashReporter("delivery"))))
+        .compose(x -> deploy("delivery", () -> new Delivery(channels, crashReporter("delivery"))
+            .withFeed(feedSettings, feedMetrics)
+            .withOutbox(outboxSettings, List.copyOf(config.tenants().keySet()), metrics.registry())))
         .compose(x -> deploy("policy", this::policy))
         .compose(x -> deploy("sig-manager", this::sigManager))
         .compose(x -> deploy("network-manager", () -> new NetworkManager(config, metrics, probes, channels,
@@ -113,7 +123,9 @@ public final class Root extends VerticleBase {
   private DatabaseEngine databaseEngine() {
     return new DatabaseEngine(channels, config.storeDir(), List.copyOf(config.tenants().keySet()),
         config.storeReaders(), config.maxBatch(), config.limits().defaultLimit(), config.limits().maxLimit(),
-        crashReporter("database-engine"));
+        crashReporter("database-engine")).withFeed(feedSettings, feedMetrics)
+        .expirySweepEvery(dev.cairn.config.Durations.parse("store.expiry_sweep_interval",
+            config.raw().getJsonObject("store").getString("expiry_sweep_interval", "60s")).toMillis());
   }
 
   private Policy policy() {
@@ -154,7 +166,10 @@ public final class Root extends VerticleBase {
           switch (name) {
             case "sig-manager" -> toSig.channel().reset();
             case "policy" -> toPolicy.channel().reset();
-            case "database-engine" -> toDatabase.channel().reset();
+            case "database-engine" -> {
+              toDatabase.channel().reset();
+              toDatabaseQueries.channel().reset();
+            }
             default -> { }
           }
         })
@@ -172,6 +187,9 @@ public final class Root extends VerticleBase {
       return;
     }
     sender.clear();
+    if (node.equals("database-engine")) {
+      toDatabaseQueries.clear();
+    }
     // What the dead node held is failed back; the clients retry (a stored retry is a duplicate).
     for (InFlight f : new ArrayList<>(tickets.values())) {
       if (!node.equals(f.stage)) {

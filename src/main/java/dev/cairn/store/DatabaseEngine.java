@@ -45,6 +45,13 @@ public final class DatabaseEngine extends Supervised {
   private WorkerExecutor readerPool;
   private BoundedChannel<RootInbox> toRoot;
   private Inbox<DatabaseInbox> inbox;
+  /** Seed 000: outbox, ledger and search-index work for delivery. */
+  private dev.cairn.store.outbox.OutboxCommands outboxCommands;
+  /** Seed 003: the change feed (inserts after commit, retry buffer, lazy retention, SSE page reads). */
+  private dev.cairn.store.feed.FeedEngine feed;
+  private dev.cairn.store.feed.FeedSettings feedSettings;
+  private dev.cairn.store.feed.FeedMetrics feedMetrics;
+  private long expirySweepMs = EXPIRY_SWEEP_MS;
 
   public DatabaseEngine(Channels channels, Path storeDir, List<String> tenantIds, int readers, int maxBatch,
       int defaultLimit, int maxLimit, CrashReporter root) {
@@ -56,6 +63,19 @@ public final class DatabaseEngine extends Supervised {
     this.maxBatch = maxBatch;
     this.defaultLimit = defaultLimit;
     this.maxLimit = maxLimit;
+  }
+
+  /** Seed 003: the change feed's settings and meters; call before deploying. */
+  public DatabaseEngine withFeed(dev.cairn.store.feed.FeedSettings settings, dev.cairn.store.feed.FeedMetrics metrics) {
+    this.feedSettings = settings;
+    this.feedMetrics = metrics;
+    return this;
+  }
+
+  /** How often the NIP-40 purge runs ({@code store.expiry_sweep_interval}, default 60 s); call before deploying. */
+  public DatabaseEngine expirySweepEvery(long millis) {
+    this.expirySweepMs = millis > 0 ? millis : EXPIRY_SWEEP_MS;
+    return this;
   }
 
   /** The seq high water of each tenant store when this engine opened it; set before start completes. */
@@ -82,14 +102,19 @@ public final class DatabaseEngine extends Supervised {
       return Map.copyOf(hw);
     }).onSuccess(hw -> {
       openedHighWater = hw;
+      outboxCommands = new dev.cairn.store.outbox.OutboxCommands(this::storeOf, writer,
+          channels.open("database-engine->delivery(outbox)", Addresses.DELIVERY));
+      feed = new dev.cairn.store.feed.FeedEngine(vertx, channels, writer, readerPool, feedAccess(), meta::feedEpoch,
+          feedSettings, feedMetrics, deploymentID());
       inbox = new Inbox<>(vertx, Addresses.DATABASE_ENGINE, DatabaseInbox.class, this::handle);
-      vertx.setPeriodic(EXPIRY_SWEEP_MS, id -> sweepExpired());
+      vertx.setPeriodic(expirySweepMs, id -> sweepExpired());
     });
   }
 
   @Override
   public Future<?> stop() {
-    return writer.executeBlocking(() -> {
+    Future<Void> feedDone = feed == null ? Future.succeededFuture() : feed.shutdown();
+    return feedDone.eventually(() -> writer.executeBlocking(() -> {
       synchronized (stores) {
         stores.values().forEach(TenantStore::close);
         stores.clear();
@@ -98,13 +123,17 @@ public final class DatabaseEngine extends Supervised {
         meta.close();
       }
       return null;
-    }).eventually(() -> writer.close()).eventually(() -> readerPool.close());
+    })).eventually(() -> writer.close()).eventually(() -> readerPool.close());
   }
 
   private void handle(DatabaseInbox msg) {
     if (msg instanceof DatabaseInbox.Persist p) {
       pending.computeIfAbsent(p.tenant(), t -> new ArrayList<>()).add(new Pending(p, inbox.hold()));
       commitNext(p.tenant());
+    } else if (msg instanceof OutboxCommand c) {
+      outboxCommands.handle(c, inbox.hold());
+    } else if (msg instanceof FeedCommand f) {
+      feed.handle(f, inbox.hold());
     } else if (msg instanceof DatabaseInbox.Query q) {
       Runnable release = inbox.hold();
       TenantStore store = stores.get(q.tenant());
@@ -153,8 +182,50 @@ public final class DatabaseEngine extends Supervised {
             LOG.log(Level.SEVERE, "commit of " + batch.size() + " events failed for tenant " + tenant, ar.cause());
           }
           toRoot.sendOwed(new RootInbox.Persisted(acks));
+          if (ar.succeeded()) { // seed 003: after the commit and its PersistAck, never before
+            feed.afterCommit(tenant, batch.stream().map(p -> p.persist().event()).toList(), ar.result());
+          }
+          if (ar.succeeded() && ar.result().stream().anyMatch(r -> r instanceof PersistResult.Stored)) {
+            outboxCommands.wake(tenant);
+          }
           commitNext(tenant);
         });
+  }
+
+  /** Seed 000: the open store of {@code tenant}, or null. */
+  private TenantStore storeOf(String tenant) {
+    synchronized (stores) {
+      return stores.get(tenant);
+    }
+  }
+
+  /**
+   * Seed 003: the feed's way to a store: the cached one, or acquired again the way start opens it
+   * (store re-resolution); null for a tenant that no longer exists. Blocking part on worker threads.
+   */
+  private dev.cairn.store.feed.StoreAccess feedAccess() {
+    return new dev.cairn.store.feed.StoreAccess() {
+      @Override
+      public TenantStore cached(String tenant) {
+        TenantStore s = storeOf(tenant);
+        return s == null || s.isClosed() ? null : s;
+      }
+
+      @Override
+      public TenantStore reacquire(String tenant) {
+        if (!tenantIds.contains(tenant)) {
+          return null;
+        }
+        synchronized (stores) {
+          TenantStore s = stores.get(tenant);
+          if (s == null || s.isClosed()) {
+            s = TenantStore.open(storeDir.resolve("tenants").resolve(tenant + ".db"), readers);
+            stores.put(tenant, s);
+          }
+          return s;
+        }
+      }
+    };
   }
 
   /** NIP-40: expired events are deleted on the engine's own clock. */
@@ -163,6 +234,12 @@ public final class DatabaseEngine extends Supervised {
     for (Map.Entry<String, TenantStore> e : stores.entrySet()) {
       TenantStore store = e.getValue();
       writer.executeBlocking(() -> store.purgeExpired(now, 5000), true)
+          .onSuccess(removed -> {
+            if (!removed.isEmpty()) {
+              outboxCommands.wake(e.getKey());
+            }
+            feed.afterPurge(e.getKey(), removed);
+          })
           .onFailure(t -> LOG.log(Level.WARNING, "expiry sweep failed for tenant " + e.getKey(), t));
     }
   }

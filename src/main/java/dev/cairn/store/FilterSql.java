@@ -25,10 +25,11 @@ final class FilterSql {
 
   /**
    * The clause for {@code filter}, or null when the filter can match nothing (an empty set in a
-   * field, or a NIP-50 search, which this store does not serve).
+   * field, or a NIP-50 search without a word).
    */
   static Where where(Filter f, long seqBelow, long now) {
-    if (f.search() != null) {
+    String match = f.search() == null ? null : dev.cairn.store.outbox.SearchIndex.matchExpression(f.search());
+    if (f.search() != null && match == null) {
       return null;
     }
     if (isEmpty(f.ids()) || isEmpty(f.authors()) || isEmpty(f.kinds())) {
@@ -86,6 +87,11 @@ final class FilterSql {
       params.add(String.valueOf(t.getKey()));
       inList(sql, params, t.getValue());
       sql.append(')');
+    }
+    if (match != null) {
+      // NIP-50: the outbox search handler's FTS5 index (seed 000), keyed by store seq.
+      sql.append(" AND e.seq IN (SELECT rowid FROM search_fts WHERE search_fts MATCH ?)");
+      params.add(match);
     }
     return new Where(from, sql.toString(), order, params);
   }

@@ -77,6 +77,8 @@ public final class TenantStore implements AutoCloseable {
   private final PreparedStatement upsertTombstone;
   private final PreparedStatement deleteSeq;
   private final PreparedStatement findExpired;
+  /** Outbox (seed 000): the one path that writes domain events, in the same transaction. */
+  private final dev.cairn.store.outbox.OutboxWriter outbox;
 
   private TenantStore(Path file, Connection writer, List<Connection> readerList) throws SQLException {
     this.file = file;
@@ -112,6 +114,7 @@ public final class TenantStore implements AutoCloseable {
     findExpired = writer.prepareStatement("SELECT seq, id, kind, pubkey FROM events"
         + " WHERE expiration IS NOT NULL AND expiration <= ? ORDER BY expiration LIMIT ?");
     this.highWater = readHighWater(writer);
+    this.outbox = new dev.cairn.store.outbox.OutboxWriter(writer, tenantOf(file));
   }
 
   /**
@@ -248,6 +251,7 @@ public final class TenantStore implements AutoCloseable {
     savepoint.execute();
     try {
       PersistResult r = apply(ev, now);
+      enqueueOutbox(ev, r);
       release.execute();
       return r;
     } catch (SQLException e) {
@@ -472,6 +476,7 @@ public final class TenantStore implements AutoCloseable {
         for (Removal r : out) {
           delete(r.seq());
         }
+        outbox.enqueue(outbox.eventsOf(out, System.currentTimeMillis()));
         commit.execute();
       } catch (SQLException | RuntimeException e) {
         rollbackQuietly();
@@ -653,6 +658,93 @@ public final class TenantStore implements AutoCloseable {
     if (closed) {
       throw new StoreException("store closed: " + file);
     }
+  }
+
+  // --------------------------------------------------------------------------------------- outbox
+
+  /** The tenant id: the DB file's name without {@code .db} ({@code data/tenants/<id>.db}). */
+  static String tenantOf(Path file) {
+    String name = file.getFileName().toString();
+    return name.endsWith(".db") ? name.substring(0, name.length() - 3) : name;
+  }
+
+  /** This store's tenant id. */
+  public String tenant() {
+    return tenantOf(file);
+  }
+
+  /** Seed 000: the domain events of one persisted event, written inside its savepoint. */
+  private void enqueueOutbox(NostrEvent ev, PersistResult r) throws SQLException {
+    if (r instanceof Stored) {
+      outbox.enqueue(outbox.eventsOf(ev, r, System.currentTimeMillis()));
+    }
+  }
+
+  /** Work on one connection (outbox, ledger and search index SQL). */
+  @FunctionalInterface
+  public interface SqlWork<T> {
+    T run(Connection c) throws SQLException;
+  }
+
+  /** Runs outbox/ledger work on the writer connection in one IMMEDIATE transaction. Blocking. */
+  public <T> T outboxTransaction(SqlWork<T> work) {
+    writeLock.lock();
+    try {
+      ensureOpen();
+      begin.execute();
+      try {
+        T out = work.run(writer);
+        commit.execute();
+        return out;
+      } catch (SQLException | RuntimeException e) {
+        rollbackQuietly();
+        throw e;
+      }
+    } catch (SQLException e) {
+      throw new StoreException("outbox transaction failed on " + file, e);
+    } finally {
+      writeLock.unlock();
+    }
+  }
+
+  /** Runs read-only outbox work on a reader connection. Blocking. */
+  public <T> T outboxRead(SqlWork<T> work) {
+    return withReader(work::run);
+  }
+
+  // ----------------------------------------------------------------------------------------- feed
+
+  /**
+   * Change feed (seed 003): runs {@code work} on the writer connection (autocommit on: the work runs
+   * its own transaction), waiting at most {@code timeoutMillis} for the write lock. Blocking.
+   */
+  public <T> T withWriter(long timeoutMillis, SqlWork<T> work) {
+    try {
+      if (!writeLock.tryLock(timeoutMillis, java.util.concurrent.TimeUnit.MILLISECONDS)) {
+        throw new StoreException("write lock not free within " + timeoutMillis + " ms: " + file);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new StoreException("interrupted waiting for the write lock", e);
+    }
+    try {
+      ensureOpen();
+      return work.run(writer);
+    } catch (SQLException e) {
+      throw new StoreException("feed write failed on " + file, e);
+    } finally {
+      writeLock.unlock();
+    }
+  }
+
+  /** Change feed: read-only work on a reader connection. Blocking. */
+  public <T> T withReaderConnection(SqlWork<T> work) {
+    return withReader(work::run);
+  }
+
+  /** True once closed (the feed re-resolves a closed store). */
+  public boolean isClosed() {
+    return closed;
   }
 
   // ---------------------------------------------------------------------------------------- close

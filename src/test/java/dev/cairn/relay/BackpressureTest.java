@@ -57,7 +57,7 @@ class BackpressureTest {
         List<JsonObject> stored = clients.get(0).query("all",
             new JsonObject().put("authors", new JsonArray().add(a.pubkey())).put("limit", 5000));
         assertEquals(3 * perConn, stored.size());
-        String metrics = HttpClient.newHttpClient().send(
+        String metrics = TestRelay.http().send(
             HttpRequest.newBuilder(URI.create(relay.httpUrl() + "/metrics")).build(),
             HttpResponse.BodyHandlers.ofString()).body();
         Matcher m = Pattern.compile("cairn_channel_full_total\\{channel=\"[^\"]+\"} ([0-9.E]+)").matcher(metrics);

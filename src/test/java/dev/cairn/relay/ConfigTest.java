@@ -119,7 +119,7 @@ class ConfigTest {
   @Test
   void relayPublishesEnvLimitInNip11() throws Exception {
     try (TestRelay relay = TestRelay.start(new JsonObject(), Map.of("CAIRN_LIMITS_MAX_LIMIT", "7"))) {
-      HttpResponse<String> r = HttpClient.newHttpClient().send(
+      HttpResponse<String> r = TestRelay.http().send(
           HttpRequest.newBuilder(URI.create(relay.httpUrl() + "/")).header("Accept", "application/nostr+json").build(),
           HttpResponse.BodyHandlers.ofString());
       assertEquals(200, r.statusCode());

@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Test;
 class HttpEndpointsTest {
   private static final String NAME = "Endpoint Test Relay";
   private static TestRelay relay;
-  private static final HttpClient HTTP = HttpClient.newHttpClient();
+  private static final HttpClient HTTP = TestRelay.http();
 
   @BeforeAll
   static void start() throws Exception {

@@ -250,7 +250,7 @@ class LimitsTest {
 
   @Test
   void nip11ShowsConfiguredLimits() throws Exception {
-    HttpResponse<String> r = HttpClient.newHttpClient().send(
+    HttpResponse<String> r = TestRelay.http().send(
         HttpRequest.newBuilder(URI.create(relay.httpUrl() + "/")).header("Accept", "application/nostr+json").build(),
         HttpResponse.BodyHandlers.ofString());
     assertEquals(200, r.statusCode());

@@ -34,7 +34,7 @@ import org.junit.jupiter.api.Test;
 /** Tenant routing and isolation (CONTRACT section 2): /t/acme, Host mapping, 404 for unknown tenants. */
 class TenantsTest {
   private static TestRelay relay;
-  private static final HttpClient HTTP = HttpClient.newHttpClient();
+  private static final HttpClient HTTP = TestRelay.http();
   private static final EventSigner SIGNER = EventSigner.random();
   private static JsonObject inDefault;
   private static JsonObject inAcme;

@@ -101,6 +101,12 @@ public final class TestRelay implements AutoCloseable {
     }
   }
 
+  /** An HTTP/1.1 client for the relay's endpoints (no h2c upgrade attempt, bounded connect). */
+  public static java.net.http.HttpClient http() {
+    return java.net.http.HttpClient.newBuilder().version(java.net.http.HttpClient.Version.HTTP_1_1)
+        .connectTimeout(java.time.Duration.ofSeconds(10)).build();
+  }
+
   static int freePort() throws IOException {
     try (ServerSocket s = new ServerSocket(0)) {
       return s.getLocalPort();

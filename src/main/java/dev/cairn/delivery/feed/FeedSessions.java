@@ -1,0 +1,309 @@
+package dev.cairn.delivery.feed;
+
+import dev.cairn.delivery.DeliveryInbox;
+import dev.cairn.delivery.FeedInbox;
+import dev.cairn.network.ListenerInbox;
+import dev.cairn.store.FeedCommand;
+import dev.cairn.store.feed.FeedBounds;
+import dev.cairn.store.feed.FeedMetrics;
+import dev.cairn.store.feed.FeedPage;
+import dev.cairn.store.feed.FeedRow;
+import dev.cairn.store.feed.FeedSettings;
+import dev.cairn.store.DatabaseInbox;
+import dev.cairn.tree.Addresses;
+import dev.cairn.tree.BoundedChannel;
+import dev.cairn.tree.Channels;
+import io.vertx.core.Vertx;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The SSE feed sessions (seed 003, item 4), on delivery's event loop. A session never polls:
+ *
+ * <ul>
+ *   <li>Open: one bounds read; no cursor, another epoch, a cursor above the high seq or below the
+ *       oldest retained seq − 1 gets its {@code reset} and a heartbeat, then goes live at the high seq.
+ *   <li>Phase 1: pages of {@code sse.page_size} after the cursor until a short page, a heartbeat
+ *       after every 1000 events or 5 s, then the first heartbeat ("caught up").
+ *   <li>Phase 2: a {@code FeedWake} above what was scanned pulls; a full page pulls again, at most 10
+ *       full pages per wake, then a ~10 ms catch-up timer re-arms; only a short page disarms. Query
+ *       errors back off 10 ms doubling to 1 s, reset by a success.
+ *   <li>Backpressure: one chunk in flight per stream; the next page is read only after the listener
+ *       said the response is writable (its write queue is not full), so nothing buffers without bound.
+ * </ul>
+ *
+ * Periodic heartbeats ({@code sse.heartbeat_interval}) are in memory: a quiet tenant's connected
+ * streams cause no DB read at all.
+ */
+public final class FeedSessions {
+  private final Vertx vertx;
+  private final Channels channels;
+  private final FeedSettings settings;
+  private final FeedMetrics metrics;
+  private final Map<Long, FeedSession> sessions = new HashMap<>();
+  private final Map<String, List<FeedSession>> byTenant = new HashMap<>();
+  private final Map<Integer, BoundedChannel<ListenerInbox>> toListeners = new HashMap<>();
+  private final BoundedChannel<DatabaseInbox> toDatabase;
+  private final ArrayDeque<FeedCommand> waiting = new ArrayDeque<>();
+
+  public FeedSessions(Vertx vertx, Channels channels, FeedSettings settings, FeedMetrics metrics) {
+    this.vertx = vertx;
+    this.channels = channels;
+    this.settings = settings;
+    this.metrics = metrics;
+    this.toDatabase = channels.open("delivery->database-engine.feed", Addresses.DATABASE_ENGINE);
+  }
+
+  /** Streams open now. */
+  public int size() {
+    return sessions.size();
+  }
+
+  public void wake(DeliveryInbox.FeedWake w) {
+    List<FeedSession> list = byTenant.get(w.tenant());
+    if (list == null) {
+      return;
+    }
+    for (FeedSession s : list) {
+      s.knownHigh = Math.max(s.knownHigh, w.highSeq());
+      if (s.live && s.idle() && s.knownHigh > s.scanned && s.writable) {
+        s.fullPages = 0;
+        pull(s);
+      }
+    }
+  }
+
+  public void handle(FeedInbox msg) {
+    if (msg instanceof FeedInbox.SseOpen o) {
+      open(o);
+    } else if (msg instanceof FeedInbox.FeedOpened o) {
+      opened(o);
+    } else if (msg instanceof FeedInbox.FeedPageRead p) {
+      pageRead(p);
+    } else if (msg instanceof FeedInbox.SseWritable w) {
+      writable(w);
+    } else if (msg instanceof FeedInbox.SseClosed c) {
+      closed(c.streamId());
+    }
+  }
+
+  private void open(FeedInbox.SseOpen o) {
+    FeedSession s = new FeedSession(o.streamId(), o.listener(), o.tenant(), o.cursorEpoch(), o.cursorSeq(),
+        o.kinds(), o.authors());
+    sessions.put(s.id, s);
+    byTenant.computeIfAbsent(s.tenant, t -> new ArrayList<>()).add(s);
+    metrics.sseConnections(s.tenant).incrementAndGet();
+    s.querying = true;
+    toDb(new FeedCommand.Open(s.id, s.tenant));
+  }
+
+  private void opened(FeedInbox.FeedOpened o) {
+    FeedSession s = sessions.get(o.sessionId());
+    if (s == null) {
+      return;
+    }
+    s.querying = false;
+    if (o.error() != null) {
+      // No bounds, no cursor check: end the stream, the client reconnects with its cursor.
+      write(s, "", false, true);
+      closed(s.id);
+      return;
+    }
+    s.opened = true;
+    s.epoch = o.epoch();
+    FeedBounds b = o.bounds();
+    s.lastHeartbeatAt = System.currentTimeMillis();
+    String reset = null;
+    if (s.cursorSeq == null) {
+      reset = "initial_sync";
+    } else if ((s.cursorEpoch != null && !s.cursorEpoch.equals(s.epoch)) || s.cursorSeq > b.high()) {
+      reset = "server_restart";
+    } else if (s.cursorSeq < b.oldest() - 1) {
+      reset = "seq_too_old";
+    }
+    s.heartbeatTimer = vertx.setPeriodic(settings.heartbeatInterval().toMillis(), id -> periodicHeartbeat(s));
+    if (reset != null) {
+      metrics.resetSent(reset);
+      s.scanned = b.high();
+      s.live = true;
+      StringBuilder out = new StringBuilder();
+      SseFrames.reset(out, reset, s.epoch, b.oldest(), b.high());
+      SseFrames.heartbeat(out, s.epoch, s.scanned);
+      write(s, out.toString(), true, false);
+      return;
+    }
+    s.scanned = s.cursorSeq;
+    pull(s); // Phase 1
+  }
+
+  private void pull(FeedSession s) {
+    s.querying = true;
+    s.next = FeedSession.Next.NONE;
+    toDb(new FeedCommand.Page(s.id, s.tenant, s.scanned, settings.pageSize(), s.kinds, s.authors));
+  }
+
+  private void pageRead(FeedInbox.FeedPageRead p) {
+    FeedSession s = sessions.get(p.sessionId());
+    if (s == null) {
+      return;
+    }
+    s.querying = false;
+    if (p.error() != null) {
+      s.errorBackoff = s.errorBackoff == 0 ? FeedSettings.ERROR_BACKOFF_INITIAL_MILLIS
+          : Math.min(s.errorBackoff * 2, FeedSettings.ERROR_BACKOFF_MAX_MILLIS);
+      arm(s, s.errorBackoff);
+      return;
+    }
+    s.errorBackoff = 0;
+    FeedPage page = p.page();
+    StringBuilder out = new StringBuilder();
+    for (FeedRow r : page.rows()) {
+      SseFrames.row(out, s.epoch, r);
+    }
+    s.scanned = Math.max(s.scanned, page.scannedTo());
+    s.eventsSinceHeartbeat += page.rows().size();
+    long now = System.currentTimeMillis();
+    if (!s.live) {
+      if (!page.full()) {
+        s.live = true; // the first heartbeat: caught up
+        heartbeat(out, s, now);
+      } else {
+        if (s.eventsSinceHeartbeat >= FeedSettings.REPLAY_HEARTBEAT_EVENTS
+            || now - s.lastHeartbeatAt >= FeedSettings.REPLAY_HEARTBEAT_INTERVAL.toMillis()) {
+          heartbeat(out, s, now);
+        }
+        s.next = FeedSession.Next.PULL;
+      }
+    } else if (page.full()) {
+      s.fullPages++;
+      if (s.eventsSinceHeartbeat >= FeedSettings.REPLAY_HEARTBEAT_EVENTS) {
+        heartbeat(out, s, now);
+      }
+      if (s.fullPages < FeedSettings.MAX_FULL_PAGES_PER_WAKE) {
+        s.next = FeedSession.Next.PULL;
+      } else {
+        s.fullPages = 0;
+        s.next = FeedSession.Next.CATCH_UP;
+      }
+    } else {
+      s.fullPages = 0;
+      s.next = FeedSession.Next.NONE; // a short page disarms
+    }
+    if (out.length() > 0) {
+      write(s, out.toString(), true, false);
+    } else {
+      advance(s);
+    }
+  }
+
+  private void heartbeat(StringBuilder out, FeedSession s, long now) {
+    SseFrames.heartbeat(out, s.epoch, s.scanned);
+    s.lastHeartbeatAt = now;
+    s.eventsSinceHeartbeat = 0;
+  }
+
+  private void writable(FeedInbox.SseWritable w) {
+    FeedSession s = sessions.get(w.streamId());
+    if (s == null) {
+      return;
+    }
+    s.chunkOut = false;
+    s.writable = w.writable();
+    advance(s);
+  }
+
+  /** After a chunk was written (or nothing had to be): the next step, if the response can take it. */
+  private void advance(FeedSession s) {
+    if (s.closed || s.querying || s.chunkOut || !s.writable || s.timer >= 0 || !s.opened) {
+      return;
+    }
+    FeedSession.Next next = s.next;
+    s.next = FeedSession.Next.NONE;
+    if (next == FeedSession.Next.PULL) {
+      pull(s);
+    } else if (next == FeedSession.Next.CATCH_UP) {
+      arm(s, FeedSettings.CATCH_UP_MILLIS);
+    } else if (s.live && s.knownHigh > s.scanned) {
+      s.fullPages = 0;
+      pull(s); // a wake came while this stream was busy
+    }
+  }
+
+  private void arm(FeedSession s, long delay) {
+    s.timer = vertx.setTimer(delay, id -> {
+      s.timer = -1;
+      if (!s.closed) {
+        if (s.writable && !s.chunkOut) {
+          pull(s);
+        } else {
+          s.next = FeedSession.Next.PULL;
+        }
+      }
+    });
+  }
+
+  private void periodicHeartbeat(FeedSession s) {
+    if (!s.live || s.chunkOut || !s.writable || s.closed) {
+      return; // data is flowing, or the client is not reading: no need, no room
+    }
+    StringBuilder out = new StringBuilder();
+    heartbeat(out, s, System.currentTimeMillis());
+    write(s, out.toString(), false, false);
+  }
+
+  private void write(FeedSession s, String chunk, boolean ack, boolean end) {
+    if (ack) {
+      s.chunkOut = true;
+    }
+    toListeners.computeIfAbsent(s.listener,
+            i -> channels.<ListenerInbox>open("delivery->listener-" + i + ".feed", Addresses.listener(i)))
+        .sendOwed(new ListenerInbox.SseWrite(s.id, chunk, ack, end));
+  }
+
+  private void closed(long streamId) {
+    FeedSession s = sessions.remove(streamId);
+    if (s == null) {
+      return;
+    }
+    s.closed = true;
+    if (s.timer >= 0) {
+      vertx.cancelTimer(s.timer);
+    }
+    if (s.heartbeatTimer >= 0) {
+      vertx.cancelTimer(s.heartbeatTimer);
+    }
+    List<FeedSession> list = byTenant.get(s.tenant);
+    if (list != null) {
+      list.remove(s);
+      if (list.isEmpty()) {
+        byTenant.remove(s.tenant);
+      }
+    }
+    metrics.sseConnections(s.tenant).decrementAndGet();
+  }
+
+  /** Feed reads go to database-engine with credit; without credit they wait here (at most one per stream). */
+  private void toDb(FeedCommand cmd) {
+    if (waiting.isEmpty() && toDatabase.trySend(cmd)) {
+      return;
+    }
+    waiting.add(cmd);
+    if (waiting.size() == 1) {
+      toDatabase.onCredit(this::drainDb);
+    }
+  }
+
+  private void drainDb() {
+    FeedCommand cmd;
+    while ((cmd = waiting.peek()) != null) {
+      if (!toDatabase.trySend(cmd)) {
+        toDatabase.onCredit(this::drainDb);
+        return;
+      }
+      waiting.poll();
+    }
+  }
+}

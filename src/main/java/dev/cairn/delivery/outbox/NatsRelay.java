@@ -1,0 +1,145 @@
+package dev.cairn.delivery.outbox;
+
+import dev.cairn.store.outbox.OutboxRow;
+import dev.cairn.store.outbox.Settlement;
+import io.nats.client.Connection;
+import io.nats.client.JetStream;
+import io.nats.client.PublishOptions;
+import io.nats.client.impl.Headers;
+import io.vertx.core.Context;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.WorkerExecutor;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.logging.Logger;
+
+/**
+ * {@code outbox.backend=nats}: claims due rows and publishes them, subject {@code <prefix>.<tenant>.<type>},
+ * header {@code Nats-Msg-Id: <event_id>} (JetStream drops a repeat inside the 1 h duplicate window),
+ * then marks them done. {@code nats.mode=core} publishes fire-and-forget and marks done after the
+ * publish. A transport failure never spends an attempt: the row is deferred with a growing backoff and
+ * the relay pauses until NATS is back. jnats calls run on {@code worker}; acks complete back onto
+ * delivery's context.
+ */
+final class NatsRelay {
+  private static final Logger LOG = Logger.getLogger(NatsRelay.class.getName());
+  static final long PUBLISH_TIMEOUT_MS = 5_000;
+
+  private final Context context;
+  private final WorkerExecutor worker;
+  private final DbClient db;
+  private final NatsLink link;
+  private final OutboxSettings settings;
+  private final OutboxMetrics metrics;
+  private int outageStreak;
+
+  NatsRelay(Context context, WorkerExecutor worker, DbClient db, NatsLink link, OutboxSettings settings,
+      OutboxMetrics metrics) {
+    this.context = context;
+    this.worker = worker;
+    this.db = db;
+    this.link = link;
+    this.settings = settings;
+    this.metrics = metrics;
+  }
+
+  /** Connected again: the next failure starts the backoff over. */
+  void resetBackoff() {
+    outageStreak = 0;
+  }
+
+  Future<Long> cycle(String tenant) {
+    if (!link.up()) {
+      return Future.succeededFuture(OutboxPump.IDLE); // the link wakes every tenant when it is back
+    }
+    return db.claimDue(tenant, settings.batch(), settings.claimLeaseMs()).compose(claim -> {
+      metrics.pending(tenant, claim.pending());
+      if (claim.rows().isEmpty()) {
+        return Future.succeededFuture(claim.nextDueMs() < 0 ? OutboxPump.IDLE : claim.nextDueMs());
+      }
+      return publish(claim.rows()).compose(ok -> {
+        List<Settlement> settlements = new ArrayList<>(ok.size());
+        int published = 0;
+        long deferUntil = -1;
+        for (int i = 0; i < ok.size(); i++) {
+          OutboxRow row = claim.rows().get(i);
+          if (ok.get(i)) {
+            settlements.add(Settlement.done(row));
+            published++;
+          } else {
+            if (deferUntil < 0) {
+              outageStreak++;
+              deferUntil = System.currentTimeMillis() + RetryPolicy.outageBackoff(outageStreak).toMillis();
+            }
+            settlements.add(Settlement.defer(row, deferUntil, "NATS unreachable"));
+          }
+        }
+        if (deferUntil < 0) {
+          outageStreak = 0;
+        } else {
+          LOG.warning("outbox: " + (ok.size() - published) + " row(s) of tenant " + tenant
+              + " could not be published; deferred without spending an attempt (retry in "
+              + (deferUntil - System.currentTimeMillis()) + " ms)");
+        }
+        int count = published;
+        long wait = deferUntil;
+        return db.settle(tenant, settlements).map(x -> {
+          metrics.published(OutboxSettings.NATS, count);
+          if (wait >= 0) {
+            return wait;
+          }
+          return claim.rows().size() >= settings.batch() ? OutboxPump.AGAIN : claim.nextDueMs();
+        });
+      });
+    });
+  }
+
+  /** Publishes every row; per row, whether the broker has it. */
+  private Future<List<Boolean>> publish(List<OutboxRow> rows) {
+    Connection nc = link.connection();
+    boolean core = OutboxSettings.CORE.equals(settings.natsMode());
+    return worker.<List<CompletableFuture<?>>>executeBlocking(() -> {
+      List<CompletableFuture<?>> acks = new ArrayList<>(rows.size());
+      JetStream js = core ? null : nc.jetStream();
+      for (OutboxRow row : rows) {
+        String tenant = OutboxMessage.parse(row.body()).tenant();
+        String subject = settings.subject(tenant, row.type());
+        byte[] body = row.body().getBytes(StandardCharsets.UTF_8);
+        try {
+          if (core) {
+            Headers h = new Headers();
+            if (row.eventId() != null) {
+              h.put("Nats-Msg-Id", row.eventId());
+            }
+            nc.publish(subject, h, body);
+            acks.add(CompletableFuture.completedFuture(null));
+          } else {
+            PublishOptions.Builder po = PublishOptions.builder().expectedStream(settings.stream());
+            if (row.eventId() != null) {
+              po.messageId(row.eventId());
+            }
+            acks.add(js.publishAsync(subject, body, po.build()).orTimeout(PUBLISH_TIMEOUT_MS, TimeUnit.MILLISECONDS));
+          }
+        } catch (RuntimeException e) {
+          acks.add(CompletableFuture.failedFuture(e));
+        }
+      }
+      return acks;
+    }, true).compose(acks -> {
+      Promise<List<Boolean>> done = Promise.promise();
+      CompletableFuture.allOf(acks.stream().map(f -> f.handle((r, t) -> null)).toArray(CompletableFuture[]::new))
+          .whenComplete((x, t) -> context.runOnContext(v -> {
+            List<Boolean> ok = new ArrayList<>(acks.size());
+            for (CompletableFuture<?> f : acks) {
+              ok.add(!f.isCompletedExceptionally());
+            }
+            done.complete(ok);
+          }));
+      return done.future();
+    });
+  }
+}

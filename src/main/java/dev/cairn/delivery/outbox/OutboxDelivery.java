@@ -1,0 +1,118 @@
+package dev.cairn.delivery.outbox;
+
+import dev.cairn.delivery.OutboxReply;
+import dev.cairn.tree.Addresses;
+import dev.cairn.tree.Channels;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.vertx.core.Context;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.WorkerExecutor;
+import java.util.List;
+import java.util.UUID;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * The outbox part of the delivery node (seed 000), on delivery's event loop: with {@code db} the
+ * consumer runs the handlers from the outbox table; with {@code nats} the relay publishes the rows and
+ * the handlers consume from NATS. Started from {@code Delivery.startNode}, fed by its inbox.
+ */
+public final class OutboxDelivery {
+  private static final Logger LOG = Logger.getLogger(OutboxDelivery.class.getName());
+
+  private final Vertx vertx;
+  private final Channels channels;
+  private final OutboxSettings settings;
+  private final List<String> tenants;
+  private final OutboxMetrics metrics;
+  private DbClient db;
+  private OutboxPump pump;
+  private ForwardHandler forward;
+  private WorkerExecutor natsWorker;
+  private NatsLink link;
+  private NatsRelay relay;
+  private NatsHandlers natsHandlers;
+
+  public OutboxDelivery(Vertx vertx, Channels channels, OutboxSettings settings, List<String> tenants,
+      MeterRegistry registry) {
+    this.vertx = vertx;
+    this.channels = channels;
+    this.settings = settings;
+    this.tenants = List.copyOf(tenants);
+    this.metrics = new OutboxMetrics(registry);
+  }
+
+  /** Call on delivery's context. */
+  public Future<Void> start() {
+    Context context = vertx.getOrCreateContext();
+    db = new DbClient(vertx, channels.open("delivery->database-engine(outbox)", Addresses.DATABASE_ENGINE));
+    db.start();
+    forward = new ForwardHandler(vertx, settings.forwardRelays());
+    HandlerRunner runner = new HandlerRunner(List.of(new SearchHandler(db), forward), db, metrics,
+        settings.ledgerLeaseMs());
+    if (OutboxSettings.DB.equals(settings.backend())) {
+      DbOutboxConsumer consumer = new DbOutboxConsumer(db, runner, settings, metrics);
+      pump = new OutboxPump(vertx, consumer::cycle);
+      tenants.forEach(pump::wake); // rows left from before a restart
+      return Future.succeededFuture();
+    }
+    natsWorker = vertx.createSharedWorkerExecutor("cairn-nats-" + UUID.randomUUID(), 2);
+    natsHandlers = new NatsHandlers(context, natsWorker, runner, settings, metrics);
+    link = new NatsLink(context, natsWorker, settings.natsUrl(), this::natsUp);
+    relay = new NatsRelay(context, natsWorker, db, link, settings, metrics);
+    pump = new OutboxPump(vertx, relay::cycle);
+    LOG.info("outbox: backend nats (" + settings.natsMode() + ") at " + settings.natsUrl()
+        + "; rows wait in the outbox until it is reachable");
+    return link.start();
+  }
+
+  /** NATS is reachable: on the first connect reconcile and start the handlers; then relay every tenant. */
+  private void natsUp(boolean first) {
+    relay.resetBackoff();
+    if (!first) {
+      tenants.forEach(pump::wake);
+      return;
+    }
+    Future<Void> ready = Future.succeededFuture();
+    if (OutboxSettings.JETSTREAM.equals(settings.natsMode())) {
+      ready = natsWorker.executeBlocking(() -> {
+        StreamReconciler.reconcile(link.connection().jetStreamManagement(), settings.stream(), settings.subjects(),
+            settings.maxAttempts());
+        return null;
+      }, false).mapEmpty();
+    }
+    ready.compose(x -> natsHandlers.start(link.connection()))
+        .onFailure(t -> LOG.log(Level.SEVERE, "outbox: could not set up the NATS stream/consumer; relaying anyway", t))
+        .onComplete(x -> tenants.forEach(pump::wake));
+  }
+
+  /** database-engine committed new outbox rows for {@code tenant}. */
+  public void wake(String tenant) {
+    if (pump != null) {
+      pump.wake(tenant);
+    }
+  }
+
+  /** database-engine answered an outbox request. */
+  public void answer(OutboxReply reply) {
+    db.answer(reply);
+  }
+
+  public Future<Void> stop() {
+    if (pump != null) {
+      pump.stop();
+    }
+    if (db != null) {
+      db.stop();
+    }
+    if (forward != null) {
+      forward.close();
+    }
+    if (link == null) {
+      return Future.succeededFuture();
+    }
+    return natsHandlers.stop().recover(t -> Future.succeededFuture()).compose(x -> link.close())
+        .eventually(() -> natsWorker.close());
+  }
+}

@@ -1,0 +1,46 @@
+package dev.cairn.delivery.outbox;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The outbox's meters (CONTRACT section 6): {@code cairn_outbox_pending},
+ * {@code cairn_outbox_dead_lettered_total}, {@code cairn_outbox_published_total{backend}},
+ * {@code cairn_handler_runs_total{handler,result}}.
+ */
+public final class OutboxMetrics {
+  private final MeterRegistry registry;
+  private final Map<String, Long> pendingByTenant = new ConcurrentHashMap<>();
+  private final Counter deadLettered;
+
+  public OutboxMetrics(MeterRegistry registry) {
+    this.registry = registry;
+    Gauge.builder("cairn_outbox_pending", pendingByTenant, m -> m.values().stream().mapToLong(Long::longValue).sum())
+        .description("Outbox rows not yet delivered (pending or claimed), as of each tenant's last claim")
+        .register(registry);
+    this.deadLettered = Counter.builder("cairn_outbox_dead_lettered_total")
+        .description("Outbox rows that used their last attempt (db: dead_lettered; JetStream: max deliveries)")
+        .register(registry);
+  }
+
+  public void pending(String tenant, long rows) {
+    pendingByTenant.put(tenant, rows);
+  }
+
+  public void deadLettered(int rows) {
+    deadLettered.increment(rows);
+  }
+
+  public void published(String backend, int rows) {
+    Counter.builder("cairn_outbox_published_total").tag("backend", backend).register(registry).increment(rows);
+  }
+
+  /** {@code result}: ok, failed, skipped (done already), deferred (claimed elsewhere), ledger_error. */
+  public void handlerRun(String handler, String result) {
+    Counter.builder("cairn_handler_runs_total").tag("handler", handler).tag("result", result)
+        .register(registry).increment();
+  }
+}

@@ -1,0 +1,233 @@
+package dev.cairn.network;
+
+import dev.cairn.config.CairnConfig;
+import dev.cairn.config.TenantConfig;
+import dev.cairn.delivery.DeliveryInbox;
+import dev.cairn.delivery.FeedInbox;
+import dev.cairn.tree.Addresses;
+import dev.cairn.tree.BoundedChannel;
+import dev.cairn.tree.Channels;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.HttpServerResponse;
+import io.vertx.core.json.JsonObject;
+import java.util.ArrayDeque;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * The listener's SSE responses ({@code GET /v1/events}, CONTRACT section 4): the listener owns the
+ * socket, delivery owns the session. This checks the token, parses the cursor and the narrowing,
+ * registers the stream with delivery, and writes the chunks delivery sends. Backpressure: after a
+ * chunk that asks for it, delivery is told whether the response is writable; when the write queue
+ * is full it is told again once it drains, and it reads no page meanwhile. A stream that stays full
+ * past {@code limits.slow_consumer_timeout} is closed (the client resumes with its cursor).
+ */
+final class SseStreams {
+  private static final Pattern CURSOR = Pattern.compile("([a-z2-7]{8}):(\\d{1,18})|(\\d{1,18})");
+  private static final Pattern HEX64 = Pattern.compile("[0-9a-f]{64}");
+
+  /** One open response. */
+  private static final class Stream {
+    final HttpServerResponse response;
+    boolean full;
+    long slowTimer = -1;
+
+    Stream(HttpServerResponse response) {
+      this.response = response;
+    }
+  }
+
+  private final Vertx vertx;
+  private final int listener;
+  private final CairnConfig config;
+  private final BoundedChannel<DeliveryInbox> toDelivery;
+  private final ArrayDeque<DeliveryInbox> waiting = new ArrayDeque<>();
+  private final Map<Long, Stream> streams = new HashMap<>();
+  private long nextStream = 1;
+
+  SseStreams(Vertx vertx, int listener, CairnConfig config, Channels channels) {
+    this.vertx = vertx;
+    this.listener = listener;
+    this.config = config;
+    this.toDelivery = channels.open("listener-" + listener + "->delivery.feed", Addresses.DELIVERY);
+  }
+
+  int open() {
+    return streams.size();
+  }
+
+  /** {@code GET /v1/events} for {@code tenant}: 401/403/400 or a stream. */
+  void open(HttpServerRequest req, TenantConfig tenant) {
+    if (!req.method().name().equals("GET")) {
+      json(req, 405, "use GET");
+      return;
+    }
+    if (!tenant.sseTokens().isEmpty()) {
+      String token = token(req);
+      if (token == null || token.isEmpty()) {
+        json(req, 401, "a token is required: Authorization: Bearer <token> or ?token=");
+        return;
+      }
+      if (!tenant.sseTokens().contains(token)) {
+        boolean other = config.tenants().values().stream().anyMatch(t -> t.sseTokens().contains(token));
+        json(req, other ? 403 : 401, other ? "this token is for another tenant" : "unknown token");
+        return;
+      }
+    }
+    String cursor = req.getHeader("Last-Event-ID");
+    String source = "Last-Event-ID";
+    if (cursor == null || cursor.isEmpty()) {
+      cursor = req.getParam("since");
+      source = "since";
+    }
+    String epoch = null;
+    Long seq = null;
+    if (cursor != null && !cursor.isEmpty()) {
+      var m = CURSOR.matcher(cursor.trim());
+      if (!m.matches()) {
+        json(req, 400, "malformed " + source + ": \"" + cursor + "\" (expected <epoch>:<seq> or <seq>)");
+        return;
+      }
+      epoch = m.group(1);
+      seq = Long.parseLong(m.group(3) != null ? m.group(3) : m.group(2));
+    }
+    Set<Integer> kinds = new LinkedHashSet<>();
+    Set<String> authors = new LinkedHashSet<>();
+    try {
+      for (String k : list(req.getParam("kinds"))) {
+        int kind = Integer.parseInt(k);
+        if (kind < 0 || kind > 65535) {
+          throw new NumberFormatException(k);
+        }
+        kinds.add(kind);
+      }
+    } catch (NumberFormatException e) {
+      json(req, 400, "malformed kinds: \"" + req.getParam("kinds") + "\" (expected e.g. 1,7)");
+      return;
+    }
+    for (String a : list(req.getParam("authors"))) {
+      if (!HEX64.matcher(a).matches()) {
+        json(req, 400, "malformed authors: \"" + a + "\" (expected 64 lowercase hex)");
+        return;
+      }
+      authors.add(a);
+    }
+    long id = ((long) listener << 48) | nextStream++;
+    HttpServerResponse resp = req.response();
+    resp.setChunked(true)
+        .putHeader(HttpHeaders.CONTENT_TYPE, "text/event-stream; charset=utf-8")
+        .putHeader(HttpHeaders.CACHE_CONTROL, "no-cache")
+        .putHeader("X-Accel-Buffering", "no")
+        .putHeader("Access-Control-Allow-Origin", "*");
+    Stream s = new Stream(resp);
+    streams.put(id, s);
+    resp.closeHandler(v -> gone(id));
+    resp.exceptionHandler(t -> gone(id));
+    resp.write(": cairn change feed\n\n"); // sends the headers now
+    up(new FeedInbox.SseOpen(id, listener, tenant.id(), epoch, seq, Set.copyOf(kinds), Set.copyOf(authors)));
+  }
+
+  /** A chunk from delivery. */
+  void write(dev.cairn.network.ListenerInbox.SseWrite w) {
+    Stream s = streams.get(w.streamId());
+    if (s == null) {
+      return; // gone: delivery was told
+    }
+    if (!w.chunk().isEmpty()) {
+      s.response.write(w.chunk());
+    }
+    if (w.end()) {
+      streams.remove(w.streamId());
+      s.response.end();
+      return;
+    }
+    if (s.response.writeQueueFull()) {
+      boolean newly = !s.full;
+      if (newly) {
+        s.full = true;
+        s.response.drainHandler(v -> drained(w.streamId(), s));
+        s.slowTimer = vertx.setTimer(config.limits().slowConsumerTimeoutMillis(), t -> {
+          s.slowTimer = -1;
+          if (s.full && streams.containsKey(w.streamId())) {
+            s.response.reset(); // not reading: close; the client resumes with its cursor
+          }
+        });
+      }
+      if (w.ack() || newly) {
+        up(new FeedInbox.SseWritable(w.streamId(), false));
+      }
+    } else if (w.ack()) {
+      up(new FeedInbox.SseWritable(w.streamId(), true));
+    }
+  }
+
+  private void drained(long id, Stream s) {
+    s.full = false;
+    if (s.slowTimer >= 0) {
+      vertx.cancelTimer(s.slowTimer);
+      s.slowTimer = -1;
+    }
+    if (streams.containsKey(id)) {
+      up(new FeedInbox.SseWritable(id, true));
+    }
+  }
+
+  private void gone(long id) {
+    Stream s = streams.remove(id);
+    if (s == null) {
+      return;
+    }
+    if (s.slowTimer >= 0) {
+      vertx.cancelTimer(s.slowTimer);
+    }
+    up(new FeedInbox.SseClosed(id));
+  }
+
+  /** To delivery in order; without credit the messages wait here (a few per stream). */
+  private void up(DeliveryInbox msg) {
+    if (waiting.isEmpty() && toDelivery.trySend(msg)) {
+      return;
+    }
+    waiting.add(msg);
+    if (waiting.size() == 1) {
+      toDelivery.onCredit(this::drainUp);
+    }
+  }
+
+  private void drainUp() {
+    DeliveryInbox msg;
+    while ((msg = waiting.peek()) != null) {
+      if (!toDelivery.trySend(msg)) {
+        toDelivery.onCredit(this::drainUp);
+        return;
+      }
+      waiting.poll();
+    }
+  }
+
+  private static String token(HttpServerRequest req) {
+    String auth = req.getHeader(HttpHeaders.AUTHORIZATION);
+    if (auth != null && auth.regionMatches(true, 0, "Bearer ", 0, 7)) {
+      return auth.substring(7).trim();
+    }
+    return req.getParam("token");
+  }
+
+  private static String[] list(String param) {
+    if (param == null || param.isBlank()) {
+      return new String[0];
+    }
+    return java.util.Arrays.stream(param.split(",")).map(String::trim).filter(x -> !x.isEmpty())
+        .toArray(String[]::new);
+  }
+
+  private static void json(HttpServerRequest req, int status, String error) {
+    req.response().setStatusCode(status).putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
+        .end(new JsonObject().put("error", error).encode());
+  }
+}

@@ -1,0 +1,141 @@
+package dev.cairn.store.feed;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The SQL of {@code feed_events} (migration {@code 0003_feed.sql}), on a connection the caller got
+ * from {@code TenantStore} (the writer under its lock, or a reader). Blocking; worker threads only.
+ */
+public final class FeedTable {
+  private FeedTable() {}
+
+  /**
+   * Inserts {@code changes} in order in ONE transaction of its own; returns the seq of the last row.
+   * Each statement is bounded by {@code timeoutSeconds}.
+   */
+  public static long insert(Connection c, List<FeedChange> changes, int timeoutSeconds) throws SQLException {
+    execute(c, "BEGIN IMMEDIATE");
+    boolean done = false;
+    try (PreparedStatement ps = c.prepareStatement("INSERT INTO feed_events"
+        + "(ts, type, event_id, kind, pubkey, reason, json) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING seq")) {
+      ps.setQueryTimeout(timeoutSeconds);
+      long last = 0;
+      for (FeedChange ch : changes) {
+        ps.setLong(1, ch.ts());
+        ps.setString(2, ch.type());
+        ps.setString(3, ch.eventId());
+        ps.setInt(4, ch.kind());
+        ps.setString(5, ch.pubkey());
+        ps.setString(6, ch.reason());
+        ps.setString(7, ch.json());
+        try (ResultSet rs = ps.executeQuery()) {
+          if (!rs.next()) {
+            throw new SQLException("feed INSERT returned no seq");
+          }
+          last = rs.getLong(1);
+        }
+      }
+      execute(c, "COMMIT");
+      done = true;
+      return last;
+    } finally {
+      if (!done) {
+        try {
+          execute(c, "ROLLBACK");
+        } catch (SQLException ignored) {
+          // no transaction left to undo
+        }
+      }
+    }
+  }
+
+  /**
+   * Rows with {@code seq > after}, oldest first, at most {@code limit}, narrowed by {@code kinds}
+   * and {@code authors} (empty: no narrowing). One snapshot for the rows and the high seq.
+   */
+  public static FeedPage page(Connection c, long after, int limit, Set<Integer> kinds, Set<String> authors)
+      throws SQLException {
+    StringBuilder sql = new StringBuilder(
+        "SELECT seq, ts, type, event_id, kind, pubkey, reason, json FROM feed_events WHERE seq > ?");
+    if (!kinds.isEmpty()) {
+      sql.append(" AND kind IN (").append("?,".repeat(kinds.size() - 1)).append("?)");
+    }
+    if (!authors.isEmpty()) {
+      sql.append(" AND pubkey IN (").append("?,".repeat(authors.size() - 1)).append("?)");
+    }
+    sql.append(" ORDER BY seq LIMIT ?");
+    execute(c, "BEGIN");
+    try {
+      List<FeedRow> rows = new ArrayList<>();
+      try (PreparedStatement ps = c.prepareStatement(sql.toString())) {
+        int i = 1;
+        ps.setLong(i++, after);
+        for (int k : kinds) {
+          ps.setInt(i++, k);
+        }
+        for (String a : authors) {
+          ps.setString(i++, a);
+        }
+        ps.setInt(i, limit);
+        try (ResultSet rs = ps.executeQuery()) {
+          while (rs.next()) {
+            rows.add(new FeedRow(rs.getLong(1), rs.getLong(2), rs.getString(3), rs.getString(4), rs.getInt(5),
+                rs.getString(6), rs.getString(7), rs.getString(8)));
+          }
+        }
+      }
+      boolean full = rows.size() >= limit;
+      long scanned = full ? rows.get(rows.size() - 1).seq() : Math.max(after, highSeq(c));
+      if (!rows.isEmpty()) {
+        scanned = Math.max(scanned, rows.get(rows.size() - 1).seq());
+      }
+      return new FeedPage(List.copyOf(rows), full, scanned);
+    } finally {
+      execute(c, "COMMIT");
+    }
+  }
+
+  /** Oldest retained and highest assigned seq: two index endpoint lookups, no scan. */
+  public static FeedBounds bounds(Connection c) throws SQLException {
+    long high = highSeq(c);
+    try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SELECT MIN(seq) FROM feed_events")) {
+      long min = rs.next() ? rs.getLong(1) : 0;
+      boolean none = min == 0;
+      return new FeedBounds(none ? high + 1 : min, high);
+    }
+  }
+
+  /** Highest seq ever assigned (AUTOINCREMENT never reuses one), 0 when none. */
+  public static long highSeq(Connection c) throws SQLException {
+    try (Statement st = c.createStatement();
+        ResultSet rs = st.executeQuery("SELECT seq FROM sqlite_sequence WHERE name = 'feed_events'")) {
+      return rs.next() ? rs.getLong(1) : 0L;
+    }
+  }
+
+  /**
+   * One retention batch: deletes at most {@code batch} rows with {@code ts < cutoffMs} (autocommit:
+   * its own short transaction). Returns how many rows went.
+   */
+  public static int sweepBatch(Connection c, long cutoffMs, int batch) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(
+        "DELETE FROM feed_events WHERE seq IN (SELECT seq FROM feed_events WHERE ts < ? ORDER BY ts LIMIT ?)")) {
+      ps.setLong(1, cutoffMs);
+      ps.setInt(2, batch);
+      return ps.executeUpdate();
+    }
+  }
+
+  private static void execute(Connection c, String sql) throws SQLException {
+    try (Statement st = c.createStatement()) {
+      st.execute(sql);
+    }
+  }
+}

@@ -1,0 +1,56 @@
+package dev.cairn.store.outbox;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * NIP-50 full-text index ({@code search_fts}, rowid = store seq), kept by the outbox {@code search}
+ * handler with keyed upserts and removes, so re-running it is harmless. Queries join it with
+ * {@code events}, so a deleted event never shows even before its EventDeleted is handled.
+ */
+public final class SearchIndex {
+  private SearchIndex() {}
+
+  /** EventStored: (re)indexes the stored row's content; nothing when the row is gone already. */
+  public static void upsert(Connection c, long seq) throws SQLException {
+    remove(c, seq);
+    try (PreparedStatement ps = c.prepareStatement("INSERT INTO search_fts(rowid, content)"
+        + " SELECT seq, json_extract(json, '$.content') FROM events WHERE seq = ?"
+        + " AND coalesce(json_extract(json, '$.content'), '') <> ''")) {
+      ps.setLong(1, seq);
+      ps.executeUpdate();
+    }
+  }
+
+  /** EventDeleted: drops the row's entry. */
+  public static void remove(Connection c, long seq) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement("DELETE FROM search_fts WHERE rowid = ?")) {
+      ps.setLong(1, seq);
+      ps.executeUpdate();
+    }
+  }
+
+  /**
+   * The FTS5 MATCH expression for a NIP-50 search string: every word quoted (all must match), so user
+   * input never reaches the FTS query syntax; {@code key:value} extensions are ignored. Null when the
+   * string has no word (the filter then matches nothing).
+   */
+  public static String matchExpression(String search) {
+    List<String> terms = new ArrayList<>();
+    for (String token : search.split("\\s+")) {
+      if (token.isEmpty() || token.contains(":")) {
+        continue;
+      }
+      StringBuilder word = new StringBuilder();
+      token.codePoints().filter(Character::isLetterOrDigit).forEach(word::appendCodePoint);
+      if (word.length() > 0) {
+        terms.add('"' + word.toString().toLowerCase(Locale.ROOT) + '"');
+      }
+    }
+    return terms.isEmpty() ? null : String.join(" ", terms);
+  }
+}

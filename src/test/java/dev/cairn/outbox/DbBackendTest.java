@@ -1,0 +1,114 @@
+package dev.cairn.outbox;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.cairn.nostr.EventSigner;
+import dev.cairn.relay.Events;
+import dev.cairn.relay.RelayClient;
+import dev.cairn.relay.TestRelay;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+
+/** outbox.backend=db end to end: the real server, events over WebSocket, handlers with the ledger. */
+class DbBackendTest {
+  static final HttpClient HTTP = HttpClient.newHttpClient();
+
+  static JsonObject config(String upstream, int maxAttempts) {
+    return new JsonObject()
+        .put("outbox", new JsonObject().put("backend", "db").put("max_attempts", maxAttempts))
+        .put("forward", new JsonObject().put("relays", new JsonArray().add(upstream)));
+  }
+
+  @Test
+  void everyStoredEventIsSearchableAndForwardedOnce() throws Exception {
+    EventSigner alice = EventSigner.random();
+    try (FakeUpstream upstream = new FakeUpstream(false);
+        TestRelay relay = TestRelay.start(config(upstream.url(), 10), Map.of());
+        RelayClient client = relay.connect()) {
+      Path db = OutboxDb.tenantDb(relay.dataDir(), "default");
+      List<String> ids = new ArrayList<>();
+      List<String> bananas = new ArrayList<>();
+      for (int i = 0; i < 30; i++) {
+        String content = (i % 3 == 0 ? "a ripe Banana split " : "plain apple pie ") + i;
+        JsonObject ev = Events.note(alice, content, List.of());
+        assertTrue(client.publishAndWait(ev).getBoolean(2));
+        ids.add(ev.getString("id"));
+        if (i % 3 == 0) {
+          bananas.add(ev.getString("id"));
+        }
+      }
+      OutboxDb.await("every outbox row done", 30,
+          () -> OutboxDb.count(db, "SELECT COUNT(*) FROM event_queue WHERE status = 'done'") == 30);
+      for (String id : ids) {
+        assertEquals(1, upstream.count(id), "forwarded exactly once: " + id);
+      }
+      assertEquals(60, OutboxDb.count(db, "SELECT COUNT(*) FROM processed_events WHERE status = 'done'"),
+          "one done ledger row per (event, handler)");
+      // NIP-50 through the REQ path, answered from the FTS index the search handler keeps.
+      List<JsonObject> found = client.query("s1", new JsonObject().put("search", "banana"));
+      assertEquals(Set.copyOf(bananas), found.stream().map(e -> e.getString("id")).collect(Collectors.toSet()));
+      assertEquals(10, client.query("s2", new JsonObject().put("search", "SPLIT ripe")).size());
+      assertEquals(0, client.query("s3", new JsonObject().put("search", "cherry")).size());
+      assertEquals(1, client.query("s4", new JsonObject().put("search", "banana").put("limit", 1)).size());
+      // A NIP-09 deletion removes it from the index through EventDeleted.
+      JsonObject del = Events.signed(alice, 5, Events.now(), List.of(List.of("e", bananas.get(0))), "");
+      assertTrue(client.publishAndWait(del).getBoolean(2));
+      OutboxDb.await("EventDeleted handled", 30, () -> OutboxDb.count(db,
+          "SELECT COUNT(*) FROM event_queue WHERE type = 'EventDeleted' AND status = 'done'") == 1);
+      assertEquals(9, client.query("s5", new JsonObject().put("search", "banana")).size());
+      assertEquals(9, OutboxDb.count(db, "SELECT COUNT(*) FROM search_fts WHERE search_fts MATCH 'banana'"));
+      // NIP-11 lists 50 now that search works.
+      JsonObject nip11 = new JsonObject(HTTP.send(HttpRequest.newBuilder(URI.create(relay.httpUrl() + "/"))
+          .header("Accept", "application/nostr+json").build(), HttpResponse.BodyHandlers.ofString()).body());
+      assertTrue(nip11.getJsonArray("supported_nips").contains(50));
+      String metrics = HTTP.send(HttpRequest.newBuilder(URI.create(relay.httpUrl() + "/metrics")).build(),
+          HttpResponse.BodyHandlers.ofString()).body();
+      assertTrue(metrics.contains("cairn_outbox_published_total{backend=\"db\"} 32.0"), metrics);
+      assertTrue(metrics.contains("cairn_handler_runs_total{handler=\"forward\",result=\"ok\"}"));
+    }
+  }
+
+  @Test
+  void aHandlerThatKeepsFailingIsDeadLetteredWhileTheOthersStillRun() throws Exception {
+    EventSigner bob = EventSigner.random();
+    try (FakeUpstream refusing = new FakeUpstream(true);
+        TestRelay relay = TestRelay.start(config(refusing.url(), 2), Map.of());
+        RelayClient client = relay.connect()) {
+      Path db = OutboxDb.tenantDb(relay.dataDir(), "default");
+      JsonObject ev = Events.note(bob, "durian smoothie", List.of());
+      assertTrue(client.publishAndWait(ev).getBoolean(2));
+      // attempt 1 fails, retry after 5 s, attempt 2 (the last of max_attempts=2) fails: dead-lettered.
+      OutboxDb.await("row dead-lettered", 30,
+          () -> OutboxDb.count(db, "SELECT COUNT(*) FROM event_queue WHERE status = 'dead_lettered'") == 1);
+      OutboxDb.Row row = OutboxDb.rows(db).get(0);
+      assertEquals(2, row.attempts());
+      assertEquals(2, refusing.count(ev.getString("id")), "the failing handler ran once per attempt");
+      // The search handler ran once and is done; the event is searchable.
+      assertEquals(1, OutboxDb.count(db,
+          "SELECT COUNT(*) FROM processed_events WHERE handler = 'search' AND status = 'done'"));
+      assertEquals(0, OutboxDb.count(db, "SELECT COUNT(*) FROM processed_events WHERE handler = 'forward'"),
+          "a failed run releases its ledger claim");
+      assertEquals(1, client.query("s", new JsonObject().put("search", "durian")).size());
+      // Other events still go through.
+      JsonObject ok = Events.note(bob, "second", List.of());
+      assertTrue(client.publishAndWait(ok).getBoolean(2));
+      OutboxDb.await("search ran for the second event", 30, () -> OutboxDb.count(db,
+          "SELECT COUNT(*) FROM processed_events WHERE handler = 'search' AND status = 'done'") == 2);
+      String metrics = HTTP.send(HttpRequest.newBuilder(URI.create(relay.httpUrl() + "/metrics")).build(),
+          HttpResponse.BodyHandlers.ofString()).body();
+      assertTrue(metrics.contains("cairn_outbox_dead_lettered_total 1.0"), metrics);
+    }
+  }
+}

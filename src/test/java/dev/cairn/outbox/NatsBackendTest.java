@@ -1,0 +1,182 @@
+package dev.cairn.outbox;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.cairn.delivery.outbox.StreamReconciler;
+import dev.cairn.nostr.EventSigner;
+import dev.cairn.relay.Events;
+import dev.cairn.relay.RelayClient;
+import dev.cairn.relay.TestRelay;
+import io.nats.client.api.MessageInfo;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.logging.Handler;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
+import org.junit.jupiter.api.Test;
+
+/** outbox.backend=nats against the real JetStream at 127.0.0.1:4222, one unique stream per test. */
+class NatsBackendTest {
+
+  private static List<String> publish(RelayClient client, EventSigner signer, int n, String word) throws Exception {
+    List<String> ids = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      JsonObject ev = Events.note(signer, word + " " + i, List.of());
+      assertTrue(client.publishAndWait(ev).getBoolean(2));
+      ids.add(ev.getString("id"));
+    }
+    return ids;
+  }
+
+  @Test
+  void nEventsGiveExactlyNMessagesWithTheirMsgIdAndARelayedTwiceRowIsOneMessage() throws Exception {
+    EventSigner alice = EventSigner.random();
+    try (NatsSupport nats = new NatsSupport()) {
+      JsonObject config = nats.config(NatsSupport.URL, "jetstream");
+      Path data = Files.createTempDirectory("cairn-nats");
+      Path db = OutboxDb.tenantDb(data, "default");
+      List<String> ids;
+      try (TestRelay relay = TestRelay.startOn(data, config); RelayClient client = relay.connect()) {
+        ids = publish(client, alice, 40, "kiwi");
+        OutboxDb.await("40 messages in the stream", 30, () -> nats.messageCount() == 40);
+        OutboxDb.await("rows marked done", 30,
+            () -> OutboxDb.count(db, "SELECT COUNT(*) FROM event_queue WHERE status = 'done'") == 40);
+        // Handlers consume from the durable JetStream consumer, under the ledger.
+        OutboxDb.await("search handler ran from JetStream", 30, () -> OutboxDb.count(db,
+            "SELECT COUNT(*) FROM processed_events WHERE handler = 'search' AND status = 'done'") == 40);
+        assertEquals(40, client.query("s", new JsonObject().put("search", "kiwi")).size());
+        relay.stop();
+      }
+      List<MessageInfo> messages = nats.messages();
+      assertEquals(40, messages.size());
+      Set<String> eventIds = new HashSet<>();
+      Set<String> nostrIds = new HashSet<>();
+      for (MessageInfo m : messages) {
+        JsonObject body = new JsonObject(new String(m.getData(), StandardCharsets.UTF_8));
+        assertEquals(nats.prefix + ".default.EventStored", m.getSubject());
+        assertEquals(body.getString("event_id"), m.getHeaders().getFirst("Nats-Msg-Id"));
+        assertEquals("EventStored", body.getString("type"));
+        assertEquals("default", body.getString("tenant"));
+        eventIds.add(body.getString("event_id"));
+        nostrIds.add(body.getJsonObject("payload").getString("id"));
+      }
+      assertEquals(Set.copyOf(ids), nostrIds);
+      Set<String> rowIds = new HashSet<>();
+      OutboxDb.rows(db).forEach(r -> rowIds.add(r.eventId()));
+      assertEquals(rowIds, eventIds);
+      var info = nats.jsm.getStreamInfo(nats.stream).getConfiguration();
+      assertEquals(Duration.ofHours(1), info.getDuplicateWindow());
+      assertEquals(10, nats.jsm.getConsumerInfo(nats.stream, StreamReconciler.CONSUMER)
+          .getConsumerConfiguration().getMaxDeliver());
+
+      // Crash after publish, before mark: the rows are back to pending (as if the mark never committed).
+      assertEquals(40, OutboxDb.update(db, "UPDATE event_queue SET status = 'processing', claimed_at = 1"));
+      try (TestRelay relay = TestRelay.startOn(data, config)) {
+        OutboxDb.await("rows relayed again and marked done", 30,
+            () -> OutboxDb.count(db, "SELECT COUNT(*) FROM event_queue WHERE status = 'done'") == 40);
+        assertEquals(40, nats.messageCount(), "JetStream dropped the repeated Msg-Ids");
+        relay.stop();
+      }
+      TestRelayDirs.delete(data);
+    }
+  }
+
+  @Test
+  void whileNatsIsDownRowsWaitWithoutSpendingAttemptsAndAllArriveWhenItIsBack() throws Exception {
+    EventSigner bob = EventSigner.random();
+    try (NatsSupport nats = new NatsSupport(); TcpProxy proxy = new TcpProxy(4222)) {
+      JsonObject config = nats.config("nats://127.0.0.1:" + proxy.port(), "jetstream");
+      config.getJsonObject("outbox").put("max_attempts", 1); // an attempt spent on the outage would dead-letter
+      try (TestRelay relay = TestRelay.start(config, java.util.Map.of()); RelayClient client = relay.connect()) {
+        Path db = OutboxDb.tenantDb(relay.dataDir(), "default");
+        publish(client, bob, 5, "before");
+        OutboxDb.await("first 5 relayed", 30, () -> nats.messageCount() == 5);
+        proxy.stop(); // NATS goes away mid-run
+        List<String> during = publish(client, bob, 20, "during");
+        Thread.sleep(3000); // let the relay try (it must not spend attempts)
+        assertEquals(20, OutboxDb.count(db, "SELECT COUNT(*) FROM event_queue WHERE status IN ('pending', 'processing')"
+            + " AND attempts = 0"), "rows wait");
+        assertEquals(0, OutboxDb.count(db, "SELECT COUNT(*) FROM event_queue WHERE status = 'dead_lettered'"));
+        assertEquals(5, nats.messageCount());
+        proxy.start(); // NATS is back
+        OutboxDb.await("all 25 delivered", 60, () -> nats.messageCount() == 25
+            && OutboxDb.count(db, "SELECT COUNT(*) FROM event_queue WHERE status = 'done'") == 25);
+        assertEquals(0, OutboxDb.count(db, "SELECT COUNT(*) FROM event_queue WHERE attempts > 0"));
+        Set<String> inStream = new HashSet<>();
+        for (MessageInfo m : nats.messages()) {
+          inStream.add(new JsonObject(new String(m.getData(), StandardCharsets.UTF_8)).getJsonObject("payload")
+              .getString("id"));
+        }
+        assertTrue(inStream.containsAll(during));
+      }
+    }
+  }
+
+  @Test
+  void aMessageThatKeepsFailingLogsEventExhaustedMaxDeliveries() throws Exception {
+    EventSigner carol = EventSigner.random();
+    List<LogRecord> records = new CopyOnWriteArrayList<>();
+    Handler capture = new Handler() {
+      @Override
+      public void publish(LogRecord r) {
+        records.add(r);
+      }
+
+      @Override
+      public void flush() {}
+
+      @Override
+      public void close() {}
+    };
+    Logger logger = Logger.getLogger("dev.cairn.delivery.outbox.NatsHandlers");
+    logger.addHandler(capture);
+    try (NatsSupport nats = new NatsSupport(); FakeUpstream refusing = new FakeUpstream(true)) {
+      JsonObject config = nats.config(NatsSupport.URL, "jetstream");
+      config.getJsonObject("outbox").put("max_attempts", 2);
+      config.put("forward", new JsonObject().put("relays", new JsonArray().add(refusing.url())));
+      try (TestRelay relay = TestRelay.start(config, java.util.Map.of()); RelayClient client = relay.connect()) {
+        Path db = OutboxDb.tenantDb(relay.dataDir(), "default");
+        JsonObject ev = Events.note(carol, "fig jam", List.of());
+        assertTrue(client.publishAndWait(ev).getBoolean(2));
+        OutboxDb.await("exhausted logged", 30, () -> records.stream().anyMatch(r ->
+            r.getLevel() == java.util.logging.Level.SEVERE && r.getMessage().contains("event exhausted max deliveries")));
+        String eventId = OutboxDb.rows(db).get(0).eventId();
+        assertTrue(records.stream().anyMatch(r -> r.getMessage().contains("event_id=" + eventId)));
+        assertEquals(2, refusing.count(ev.getString("id")), "max_deliver = outbox.max_attempts deliveries");
+        // The other handler ran (once) and the event is searchable.
+        assertEquals(1, OutboxDb.count(db,
+            "SELECT COUNT(*) FROM processed_events WHERE handler = 'search' AND status = 'done'"));
+        assertEquals(1, client.query("s", new JsonObject().put("search", "fig")).size());
+      }
+    } finally {
+      logger.removeHandler(capture);
+    }
+  }
+
+  @Test
+  void coreModePublishesFireAndForget() throws Exception {
+    EventSigner dave = EventSigner.random();
+    try (NatsSupport nats = new NatsSupport()) {
+      try (TestRelay relay = TestRelay.start(nats.config(NatsSupport.URL, "core"), java.util.Map.of());
+          RelayClient client = relay.connect()) {
+        Path db = OutboxDb.tenantDb(relay.dataDir(), "default");
+        publish(client, dave, 5, "lime");
+        OutboxDb.await("rows done after publish", 30,
+            () -> OutboxDb.count(db, "SELECT COUNT(*) FROM event_queue WHERE status = 'done'") == 5);
+        OutboxDb.await("core subscribers ran the handlers", 30, () -> OutboxDb.count(db,
+            "SELECT COUNT(*) FROM processed_events WHERE handler = 'search' AND status = 'done'") == 5);
+        assertEquals(-1, nats.messageCount(), "core mode creates no stream");
+      }
+    }
+  }
+}

@@ -1,0 +1,20 @@
+package dev.cairn.outbox;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.stream.Stream;
+
+final class TestRelayDirs {
+  private TestRelayDirs() {}
+
+  static void delete(Path dir) throws IOException {
+    if (!Files.exists(dir)) {
+      return;
+    }
+    try (Stream<Path> s = Files.walk(dir)) {
+      s.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    }
+  }
+}
