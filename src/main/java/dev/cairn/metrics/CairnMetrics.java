@@ -1,11 +1,8 @@
 package dev.cairn.metrics;
 
 import dev.cairn.tree.ChannelMetrics;
-import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -15,12 +12,11 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class CairnMetrics implements ChannelMetrics {
   private final MeterRegistry registry;
   private final Timer sigVerify;
-  private final Map<String, AtomicLong> gauges = new ConcurrentHashMap<>();
-  /** Meter lookups by name and tags cost more than the increment: resolve each once. */
-  private final Map<String, Counter> counters = new ConcurrentHashMap<>();
+  private final Meters meters;
 
   public CairnMetrics(MeterRegistry registry) {
     this.registry = registry;
+    this.meters = new Meters(registry);
     this.sigVerify = Timer.builder("cairn_sig_verify_seconds")
         .description("Time to hash and BIP-340 verify one event in a sig-worker")
         .publishPercentiles(0.5, 0.99)
@@ -37,34 +33,24 @@ public final class CairnMetrics implements ChannelMetrics {
 
   /** {@code result}: accepted, duplicate, invalid, blocked, rate-limited, restricted, auth-required, pow, error. */
   public void eventReceived(String tenant, String result) {
-    counters.computeIfAbsent("received|" + tenant + "|" + result, k -> Counter.builder("cairn_events_received_total")
-        .tag("tenant", tenant).tag("result", result).register(registry)).increment();
+    meters.counter("cairn_events_received_total", "tenant", tenant, "result", result).increment();
   }
 
   public void eventStored(String tenant) {
-    counters.computeIfAbsent("stored|" + tenant, k -> Counter.builder("cairn_events_stored_total")
-        .tag("tenant", tenant).register(registry)).increment();
+    meters.counter("cairn_events_stored_total", "tenant", tenant).increment();
   }
 
   public AtomicLong connections(String tenant) {
-    return gauge("cairn_connections", tenant);
+    return meters.tenantGauge("cairn_connections", tenant);
   }
 
   public AtomicLong subscriptions(String tenant) {
-    return gauge("cairn_subscriptions", tenant);
+    return meters.tenantGauge("cairn_subscriptions", tenant);
   }
 
   @Override
   public void channelFull(String channel) {
-    counters.computeIfAbsent("full|" + channel, k -> Counter.builder("cairn_channel_full_total")
-        .tag("channel", channel).register(registry)).increment();
+    meters.counter("cairn_channel_full_total", "channel", channel).increment();
   }
 
-  private AtomicLong gauge(String name, String tenant) {
-    return gauges.computeIfAbsent(name + "|" + tenant, k -> {
-      AtomicLong v = new AtomicLong();
-      io.micrometer.core.instrument.Gauge.builder(name, v, AtomicLong::get).tag("tenant", tenant).register(registry);
-      return v;
-    });
-  }
 }

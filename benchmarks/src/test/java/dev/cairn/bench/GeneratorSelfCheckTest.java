@@ -60,6 +60,19 @@ class GeneratorSelfCheckTest {
   }
 
   @Test
+  void idsAreUniqueEvenWhenIdenticalEventsWouldBeDrawn(@TempDir Path dir) throws Exception {
+    // 3 authors, everything within 10 seconds: identical "+" reactions are certain to be drawn
+    Path f = dir.resolve("dense.jsonl");
+    GenerateEvents.main(new String[] {"--count", "3000", "--authors", "3", "--seed", "1", "--spread", "10",
+        "--mix", "1:10,7:90", "--out", f.toString(), "--verify-sample", "50"});
+    List<String> lines = Files.readAllLines(f);
+    java.util.Set<String> ids = new java.util.HashSet<>();
+    for (String line : lines) ids.add(new JsonObject(line).getString("id"));
+    assertEquals(lines.size(), ids.size(), "every event of a file has its own id");
+    for (int i = 0; i < lines.size(); i += 97) assertTrue(GenerateEvents.verifyLine(lines.get(i)));
+  }
+
+  @Test
   void keysComeFromTheSeed() {
     assertArrayEquals(BenchSigner.secretKey(5, 3), BenchSigner.secretKey(5, 3));
     assertFalse(Canon.hex(BenchSigner.secretKey(5, 3)).equals(Canon.hex(BenchSigner.secretKey(6, 3))));

@@ -18,6 +18,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 public final class MockRelay implements AutoCloseable {
   public int dropEveryNthOk;
   public boolean rejectAll;
+  public int dropDeliveryEveryNth;
+  private int delivered;
   private final Vertx vertx = Vertx.vertx();
   private final HttpServer server;
   private final Map<String, JsonObject> events = new ConcurrentHashMap<>();
@@ -47,6 +49,11 @@ public final class MockRelay implements AutoCloseable {
     return dropEveryNthOk > 0 && received % dropEveryNthOk == 0;
   }
 
+  private synchronized boolean dropDelivery() {
+    delivered++;
+    return dropDeliveryEveryNth > 0 && delivered % dropDeliveryEveryNth == 0;
+  }
+
   private void onSocket(ServerWebSocket ws) {
     ws.textMessageHandler(text -> {
       JsonArray m = new JsonArray(text);
@@ -63,7 +70,7 @@ public final class MockRelay implements AutoCloseable {
           ws.writeTextMessage(new JsonArray().add("OK").add(id).add(true).add(dup ? "duplicate: have it" : "").encode());
           if (!dup) {
             for (Sub s : subs) {
-              if (s.filters().stream().anyMatch(f -> matches(f, e))) {
+              if (s.filters().stream().anyMatch(f -> matches(f, e)) && !dropDelivery()) {
                 s.ws().writeTextMessage(new JsonArray().add("EVENT").add(s.id()).add(e).encode());
               }
             }

@@ -13,11 +13,13 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public final class OutboxMetrics {
   private final MeterRegistry registry;
+  private final dev.cairn.metrics.Meters meters;
   private final Map<String, Long> pendingByTenant = new ConcurrentHashMap<>();
   private final Counter deadLettered;
 
   public OutboxMetrics(MeterRegistry registry) {
     this.registry = registry;
+    this.meters = new dev.cairn.metrics.Meters(registry);
     Gauge.builder("cairn_outbox_pending", pendingByTenant, m -> m.values().stream().mapToLong(Long::longValue).sum())
         .description("Outbox rows not yet delivered (pending or claimed), as of each tenant's last claim")
         .register(registry);
@@ -35,12 +37,11 @@ public final class OutboxMetrics {
   }
 
   public void published(String backend, int rows) {
-    Counter.builder("cairn_outbox_published_total").tag("backend", backend).register(registry).increment(rows);
+    meters.counter("cairn_outbox_published_total", "backend", backend).increment(rows);
   }
 
   /** {@code result}: ok, failed, skipped (done already), deferred (claimed elsewhere), ledger_error. */
   public void handlerRun(String handler, String result) {
-    Counter.builder("cairn_handler_runs_total").tag("handler", handler).tag("result", result)
-        .register(registry).increment();
+    meters.counter("cairn_handler_runs_total", "handler", handler, "result", result).increment();
   }
 }

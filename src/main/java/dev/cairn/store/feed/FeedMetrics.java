@@ -14,12 +14,13 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class FeedMetrics {
   private final MeterRegistry registry;
-  private final Map<String, AtomicLong> gauges = new ConcurrentHashMap<>();
+  private final dev.cairn.metrics.Meters meters;
   private final AtomicLong bufferDepth = new AtomicLong();
   private final DistributionSummary residency;
 
   public FeedMetrics(MeterRegistry registry) {
     this.registry = registry;
+    this.meters = new dev.cairn.metrics.Meters(registry);
     Gauge.builder("cairn_feed_retry_buffer_depth", bufferDepth, AtomicLong::get)
         .description("Feed changes held by the retry buffer (in flight included)").register(registry);
     residency = DistributionSummary.builder("cairn_feed_buffer_residency_seconds")
@@ -29,17 +30,16 @@ public final class FeedMetrics {
 
   /** {@code result}: ok | error; counted per change. */
   public void insert(String result, int changes) {
-    Counter.builder("cairn_feed_insert_total").tag("result", result).register(registry).increment(changes);
+    meters.counter("cairn_feed_insert_total", "result", result).increment(changes);
   }
 
   public void drop(String tenant, String reason, int count) {
-    Counter.builder("cairn_feed_buffer_drop_total").tag("tenant", tenant).tag("reason", reason)
-        .register(registry).increment(count);
+    meters.counter("cairn_feed_buffer_drop_total", "tenant", tenant, "reason", reason).increment(count);
   }
 
   /** {@code result}: ok | error; one per flush transaction. */
   public void flush(String result) {
-    Counter.builder("cairn_feed_retry_flush_total").tag("result", result).register(registry).increment();
+    meters.counter("cairn_feed_retry_flush_total", "result", result).increment();
   }
 
   public void residencySeconds(double seconds) {
@@ -51,31 +51,24 @@ public final class FeedMetrics {
   }
 
   public AtomicLong rows(String tenant) {
-    return gauge("cairn_feed_rows", tenant);
+    return meters.tenantGauge("cairn_feed_rows", tenant);
   }
 
   public AtomicLong sseConnections(String tenant) {
-    return gauge("cairn_sse_connections", tenant);
+    return meters.tenantGauge("cairn_sse_connections", tenant);
   }
 
   public void resetSent(String reason) {
-    Counter.builder("cairn_sse_reset_sent_total").tag("reason", reason).register(registry).increment();
+    meters.counter("cairn_sse_reset_sent_total", "reason", reason).increment();
   }
 
   /** Every feed read database-engine runs for SSE sessions (open bounds and pages), per tenant. */
   public void pageQuery(String tenant) {
-    Counter.builder("cairn_feed_page_queries_total").tag("tenant", tenant).register(registry).increment();
+    meters.counter("cairn_feed_page_queries_total", "tenant", tenant).increment();
   }
 
   public void swept(String tenant, long rows) {
-    Counter.builder("cairn_feed_swept_rows_total").tag("tenant", tenant).register(registry).increment(rows);
+    meters.counter("cairn_feed_swept_rows_total", "tenant", tenant).increment(rows);
   }
 
-  private AtomicLong gauge(String name, String tenant) {
-    return gauges.computeIfAbsent(name + "|" + tenant, k -> {
-      AtomicLong v = new AtomicLong();
-      Gauge.builder(name, v, AtomicLong::get).tag("tenant", tenant).register(registry);
-      return v;
-    });
-  }
 }

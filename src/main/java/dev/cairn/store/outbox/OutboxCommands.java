@@ -5,9 +5,15 @@ import dev.cairn.delivery.OutboxReply;
 import dev.cairn.store.OutboxCommand;
 import dev.cairn.store.TenantStore;
 import dev.cairn.tree.BoundedChannel;
-import io.vertx.core.Future;
 import io.vertx.core.WorkerExecutor;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
 import java.util.Map;
 import java.util.function.Function;
 import java.util.logging.Level;
@@ -22,6 +28,8 @@ public final class OutboxCommands {
   private static final Logger LOG = Logger.getLogger(OutboxCommands.class.getName());
   private static final long PRUNE_EVERY_MS = 3_600_000;
   private static final int PRUNE_MAX = 5_000;
+  /** Commands in one transaction at most. */
+  private static final int MAX_BATCH = 1024;
 
   private final Function<String, TenantStore> stores;
   private final WorkerExecutor writer;
@@ -41,7 +49,11 @@ public final class OutboxCommands {
     toDelivery.sendOwed(new DeliveryInbox.OutboxWake(tenant));
   }
 
-  /** Runs one command; {@code release} gives the request's credit back when it is answered. */
+  /**
+   * Queues one command; {@code release} gives the request's credit back when it is answered. Commands
+   * of a tenant that arrive while its previous batch runs go together into the next transaction
+   * (group commit, as for events), each under its own savepoint so one failure fails only itself.
+   */
   public void handle(OutboxCommand cmd, Runnable release) {
     TenantStore store = stores.apply(cmd.tenant());
     if (store == null) {
@@ -49,13 +61,70 @@ public final class OutboxCommands {
       toDelivery.sendOwed(failed(cmd, "unknown tenant " + cmd.tenant()));
       return;
     }
-    Future<OutboxReply> work;
+    pending.computeIfAbsent(cmd.tenant(), t -> new ArrayList<>()).add(new Queued(cmd, workFor(cmd), release));
+    runNext(cmd.tenant());
+  }
+
+  private record Queued(OutboxCommand cmd, TenantStore.SqlWork<OutboxReply> work, Runnable release) {}
+
+  private final Map<String, List<Queued>> pending = new HashMap<>();
+  private final Set<String> running = new HashSet<>();
+
+  private void runNext(String tenant) {
+    List<Queued> queue = pending.get(tenant);
+    TenantStore store = stores.apply(tenant);
+    if (queue == null || queue.isEmpty() || running.contains(tenant) || store == null) {
+      return;
+    }
+    List<Queued> batch = new ArrayList<>(queue.subList(0, Math.min(MAX_BATCH, queue.size())));
+    queue.subList(0, batch.size()).clear();
+    running.add(tenant);
+    writer.executeBlocking(() -> store.outboxTransaction(conn -> runIsolated(conn, batch)), true)
+        .onComplete(ar -> {
+          running.remove(tenant);
+          for (int i = 0; i < batch.size(); i++) {
+            Queued q = batch.get(i);
+            q.release().run();
+            Object r = ar.succeeded() ? ar.result().get(i) : ar.cause();
+            if (r instanceof OutboxReply reply) {
+              toDelivery.sendOwed(reply);
+            } else {
+              Throwable t = (Throwable) r;
+              LOG.log(Level.WARNING, "outbox work failed for tenant " + tenant + ": "
+                  + q.cmd().getClass().getSimpleName(), t);
+              toDelivery.sendOwed(failed(q.cmd(), String.valueOf(t.getMessage())));
+            }
+          }
+          runNext(tenant);
+        });
+  }
+
+  /** Each command under a savepoint: its reply, or the exception that rolled back only its own work. */
+  private static List<Object> runIsolated(Connection conn, List<Queued> batch) throws SQLException {
+    List<Object> out = new ArrayList<>(batch.size());
+    try (Statement sp = conn.createStatement()) {
+      for (Queued q : batch) {
+        sp.execute("SAVEPOINT outbox_command");
+        try {
+          out.add(q.work().run(conn));
+          sp.execute("RELEASE outbox_command");
+        } catch (SQLException | RuntimeException e) {
+          sp.execute("ROLLBACK TO outbox_command");
+          sp.execute("RELEASE outbox_command");
+          out.add(e);
+        }
+      }
+    }
+    return out;
+  }
+
+  private TenantStore.SqlWork<OutboxReply> workFor(OutboxCommand cmd) {
     if (cmd instanceof OutboxCommand.ClaimDue c) {
-      work = write(store, conn -> new OutboxReply.Claimed(c.requestId(),
-          OutboxQueue.claimDue(conn, System.currentTimeMillis(), c.limit(), c.leaseMs()), null));
+      return conn -> new OutboxReply.Claimed(c.requestId(),
+          OutboxQueue.claimDue(conn, System.currentTimeMillis(), c.limit(), c.leaseMs()), null);
     } else if (cmd instanceof OutboxCommand.Settle s) {
       boolean prune = duePrune(s.tenant());
-      work = write(store, conn -> {
+      return conn -> {
         int dead = OutboxQueue.settle(conn, s.settlements());
         if (prune) {
           long now = System.currentTimeMillis();
@@ -63,36 +132,25 @@ public final class OutboxCommands {
           ProcessedEventLedger.prune(conn, now, PRUNE_MAX);
         }
         return new OutboxReply.Settled(s.requestId(), dead, null);
-      });
+      };
     } else if (cmd instanceof OutboxCommand.ClaimLedger l) {
-      work = write(store, conn -> new OutboxReply.LedgerClaimed(l.requestId(),
-          ProcessedEventLedger.claim(conn, l.eventId(), l.handler(), System.currentTimeMillis(), l.leaseMs()), null));
+      return conn -> new OutboxReply.LedgerClaimed(l.requestId(),
+          ProcessedEventLedger.claim(conn, l.eventId(), l.handler(), System.currentTimeMillis(), l.leaseMs()), null);
     } else if (cmd instanceof OutboxCommand.FinishLedger f) {
-      work = write(store, conn -> new OutboxReply.LedgerFinished(f.requestId(), f.done()
+      return conn -> new OutboxReply.LedgerFinished(f.requestId(), f.done()
           ? ProcessedEventLedger.done(conn, f.eventId(), f.handler(), f.startedAt(), System.currentTimeMillis())
-          : ProcessedEventLedger.release(conn, f.eventId(), f.handler(), f.startedAt()), null));
+          : ProcessedEventLedger.release(conn, f.eventId(), f.handler(), f.startedAt()), null);
     } else if (cmd instanceof OutboxCommand.IndexSearch i) {
-      work = write(store, conn -> {
+      return conn -> {
         if (DomainEvent.EVENT_DELETED.equals(i.type())) {
           SearchIndex.remove(conn, i.seq());
         } else {
           SearchIndex.upsert(conn, i.seq());
         }
         return new OutboxReply.SearchIndexed(i.requestId(), null);
-      });
-    } else {
-      throw new IllegalStateException("unhandled outbox command " + cmd);
+      };
     }
-    work.onComplete(ar -> {
-      release.run();
-      if (ar.succeeded()) {
-        toDelivery.sendOwed(ar.result());
-      } else {
-        LOG.log(Level.WARNING, "outbox work failed for tenant " + cmd.tenant() + ": " + cmd.getClass().getSimpleName(),
-            ar.cause());
-        toDelivery.sendOwed(failed(cmd, String.valueOf(ar.cause().getMessage())));
-      }
-    });
+    throw new IllegalStateException("unhandled outbox command " + cmd);
   }
 
   private boolean duePrune(String tenant) {
@@ -103,10 +161,6 @@ public final class OutboxCommands {
     }
     lastPrune.put(tenant, now);
     return true;
-  }
-
-  private Future<OutboxReply> write(TenantStore store, TenantStore.SqlWork<OutboxReply> work) {
-    return writer.executeBlocking(() -> store.outboxTransaction(work), true);
   }
 
   private static OutboxReply failed(OutboxCommand cmd, String error) {

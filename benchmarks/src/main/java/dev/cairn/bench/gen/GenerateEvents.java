@@ -60,7 +60,7 @@ public final class GenerateEvents {
   record Options(int count, int authors, long seed, Path out, long baseTime, long spread, int[] mixKinds,
       int[] mixWeights, int threads, int verifySample) {}
 
-  /** One event before signing: everything but the signature. */
+  /** One event before signing: everything but the signature. Ids are unique within a file. */
   record Draft(long index, int author, long createdAt, int kind, List<List<String>> tags, String content,
       byte[] id) {}
 
@@ -74,6 +74,7 @@ public final class GenerateEvents {
   private final int[] recentAuthors = new int[4096];
   private int recentCount;
   private final Map<String, Long> lastAddressTime = new HashMap<>();
+  private final java.util.Set<Long> seenIds = new java.util.HashSet<>();
   private final Map<Integer, Integer> kindCounts = new LinkedHashMap<>();
   private long minCreated = Long.MAX_VALUE;
   private long maxCreated = Long.MIN_VALUE;
@@ -104,6 +105,13 @@ public final class GenerateEvents {
   }
 
   public static void main(String[] args) throws Exception {
+    if (!generate(args)) {
+      System.exit(1);
+    }
+  }
+
+  /** Generates as {@link #main} does; false when a sampled event does not verify. */
+  public static boolean generate(String[] args) throws Exception {
     Options o = parse(args);
     long t0 = System.nanoTime();
     GenerateEvents g = new GenerateEvents(o);
@@ -114,9 +122,7 @@ public final class GenerateEvents {
         + "verified %d sampled events with libsecp256k1: %s%n",
         o.count(), o.authors(), o.seed(), g.minCreated, g.maxCreated, g.kindCounts, o.out(), secs,
         Math.min(o.verifySample(), o.count()), bad == 0 ? "all valid" : bad + " INVALID");
-    if (bad != 0) {
-      System.exit(1);
-    }
+    return bad == 0;
   }
 
   static Options parse(String[] args) {
@@ -253,16 +259,30 @@ public final class GenerateEvents {
       if (last != null && createdAt <= last) createdAt = last + 1;
       lastAddressTime.put(address, createdAt);
     }
+    byte[] id = Canon.sha256(Canon.serialize(pubkeys[author], createdAt, kind, tags, content));
+    // identical events (say two "+" reactions of one author to one note in the same second) would
+    // share an id: the second is not a new event. Move such a copy one second later.
+    while (!seenIds.add(idPrefix(id))) {
+      createdAt++;
+      if (kind == 30023) tags.set(2, List.of("published_at", Long.toString(createdAt)));
+      id = Canon.sha256(Canon.serialize(pubkeys[author], createdAt, kind, tags, content));
+    }
+    if (address != null) lastAddressTime.put(address, createdAt);
     minCreated = Math.min(minCreated, createdAt);
     maxCreated = Math.max(maxCreated, createdAt);
     kindCounts.merge(kind, 1, Integer::sum);
-    byte[] id = Canon.sha256(Canon.serialize(pubkeys[author], createdAt, kind, tags, content));
     if (kind == 1) {
       int slot = recentCount++ % recentIds.length;
       recentIds[slot] = Canon.hex(id);
       recentAuthors[slot] = author;
     }
     return new Draft(index, author, createdAt, kind, tags, content, id);
+  }
+
+  private static long idPrefix(byte[] id) {
+    long v = 0;
+    for (int k = 0; k < 8; k++) v = (v << 8) | (id[k] & 0xff);
+    return v;
   }
 
   private int recentSlot() {

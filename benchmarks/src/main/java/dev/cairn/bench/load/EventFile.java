@@ -97,6 +97,13 @@ public final class EventFile implements AutoCloseable {
     return j == start ? null : Long.parseLong(line.substring(start, j));
   }
 
+  /** Slice {@code k} of {@code n} equal consecutive slices of {@code events}. */
+  public static List<EventLine> slice(List<EventLine> events, int k, int n) {
+    int from = (int) ((long) events.size() * k / n);
+    int to = (int) ((long) events.size() * (k + 1) / n);
+    return events.subList(from, to);
+  }
+
   /**
    * Splits events between {@code c} connections, keeping file order inside each: events with an
    * address (replaceable/addressable) go to the connection of their author, so successive versions

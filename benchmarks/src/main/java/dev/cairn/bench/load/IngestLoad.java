@@ -20,10 +20,12 @@ import java.util.concurrent.TimeUnit;
  *            [--duration 30] [--ok-timeout 30] [--preload] [--chunk 50000] [--result-file f.jsonl]
  * </pre>
  *
- * Each level of --connections runs for --duration seconds on events not yet sent (file order). With
+ * The file is cut into --slices equal consecutive slices (default: one per level); level k publishes
+ * slice --first-slice + k, for at most --duration seconds (a level that sends its whole slice sooner
+ * just ends sooner; rates are over the time actually spent). With
  * --preload the whole file is sent once (in chunks), without a time limit. Exit status 1 when the relay
- * could not be reached, closed a connection, left an EVENT without OK after --ok-timeout, or answered
- * OK false other than "duplicate:".
+ * could not be reached, closed a connection, left EVENTs without OK (no OK at all for --ok-timeout
+ * seconds), or answered OK false other than "duplicate:".
  */
 public final class IngestLoad {
   public static void main(String[] argv) throws Exception {
@@ -43,12 +45,16 @@ public final class IngestLoad {
       int c = Integer.parseInt(a.str("connections", "8").split(",")[0]);
       status = preloadAll(a, url, file, c, window, okTimeoutS, scenario);
     } else {
-      List<EventLine> remaining = EventFile.readAll(file, a.integer("max-events", Integer.MAX_VALUE));
-      for (String level : a.str("connections", "1,50,500").split(",")) {
-        int c = Integer.parseInt(level.trim());
+      List<EventLine> all = EventFile.readAll(file, a.integer("max-events", Integer.MAX_VALUE));
+      String[] levels = a.str("connections", "1,50,500").split(",");
+      int slices = a.integer("slices", levels.length);
+      int first = a.integer("first-slice", 0);
+      if (first + levels.length > slices) throw new IllegalArgumentException("--first-slice + levels > --slices");
+      for (int k = 0; k < levels.length; k++) {
+        int c = Integer.parseInt(levels[k].trim());
         Result r = new Result(scenario, "java-windowed");
         r.put("connections", c).put("window", window).put("url", url);
-        remaining = oneLevel(url, remaining, c, window, durationS, okTimeoutS, r);
+        oneLevel(url, EventFile.slice(all, first + k, slices), c, window, durationS, okTimeoutS, r);
         status |= r.finish(a);
         if (r.failed()) break;
       }
@@ -56,22 +62,22 @@ public final class IngestLoad {
     return status;
   }
 
-  /** Runs one connection level; returns the events it did not send. */
-  static List<EventLine> oneLevel(String url, List<EventLine> events, int c, int window, double durationS,
+  /** Runs one connection level on its slice of the file, until the slice is sent or the duration is over. */
+  static void oneLevel(String url, List<EventLine> events, int c, int window, double durationS,
       long okTimeoutS, Result r) throws Exception {
     if (events.isEmpty()) {
-      r.error("the event file is exhausted: generate more events for this duration");
-      return events;
+      r.error("no events for this level: generate a larger file");
+      return;
     }
     List<ArrayDeque<EventLine>> queues = EventFile.partition(events, c);
     Publisher.Counters counters = new Publisher.Counters();
     Latencies lat = new Latencies();
     try (Ws ws = new Ws(url, c)) {
       List<Publisher> pubs = connect(ws, c, window, counters, lat, r);
-      if (pubs == null) return List.of();
+      if (pubs == null) return;
       long start = System.nanoTime();
       long deadline = start + (long) (durationS * 1e9);
-      runBatch(pubs, queues, deadline, okTimeoutS + (long) Math.ceil(durationS), counters, r);
+      runBatch(pubs, queues, deadline, okTimeoutS, counters, r);
       double elapsed = elapsedSeconds(counters, start);
       report(r, counters, lat, elapsed);
       System.out.printf(Locale.ROOT, "ingest c=%d window=%d: %d EVENTs, %d accepted, %d duplicate, %.0f events/s OK'd"
@@ -80,13 +86,6 @@ public final class IngestLoad {
           lat.snapshot().describe());
       pubs.forEach(Publisher::close);
     }
-    List<EventLine> rest = new ArrayList<>();
-    for (ArrayDeque<EventLine> q : queues) rest.addAll(q);
-    // keep file order for the next level (queues preserve relative order, merge by original position)
-    java.util.Map<String, Integer> pos = new java.util.HashMap<>();
-    for (int i = 0; i < events.size(); i++) pos.put(events.get(i).id(), i);
-    rest.sort(java.util.Comparator.comparingInt(e -> pos.get(e.id())));
-    return rest;
   }
 
   static int preloadAll(Args a, String url, Path file, int c, int window, long okTimeoutS, String scenario)
@@ -131,8 +130,12 @@ public final class IngestLoad {
     }
   }
 
-  /** Runs queues to completion or deadline; records missing OKs as errors. */
-  static void runBatch(List<Publisher> pubs, List<ArrayDeque<EventLine>> queues, long deadline, long waitS,
+  /**
+   * Runs queues to completion or deadline, then waits for the last OKs; records missing OKs as errors.
+   * The wait ends when every publisher is done, or when no OK at all arrived for {@code stallS} seconds
+   * (sending is window-limited, so that is a relay that stopped answering), whatever the batch size.
+   */
+  static void runBatch(List<Publisher> pubs, List<ArrayDeque<EventLine>> queues, long deadline, long stallS,
       Publisher.Counters counters, Result r) throws Exception {
     List<CompletableFuture<Void>> dones = new ArrayList<>();
     for (int i = 0; i < pubs.size(); i++) {
@@ -140,10 +143,23 @@ public final class IngestLoad {
       pubs.get(i).run(queues.get(i), deadline, p);
       dones.add(p.future().toCompletionStage().toCompletableFuture());
     }
-    try {
-      CompletableFuture.allOf(dones.toArray(CompletableFuture[]::new)).get(waitS, TimeUnit.SECONDS);
-    } catch (java.util.concurrent.TimeoutException e) {
-      // fall through: count what is missing
+    CompletableFuture<Void> all = CompletableFuture.allOf(dones.toArray(CompletableFuture[]::new));
+    long lastAnswers = -1;
+    long lastProgress = System.nanoTime();
+    while (true) {
+      try {
+        all.get(1, TimeUnit.SECONDS);
+        break;
+      } catch (java.util.concurrent.TimeoutException e) {
+        long answers = counters.okd() + counters.rejected.sum();
+        long now = System.nanoTime();
+        if (answers != lastAnswers) {
+          lastAnswers = answers;
+          lastProgress = now;
+        } else if (now - lastProgress > TimeUnit.SECONDS.toNanos(stallS)) {
+          break; // no OK for stallS seconds: count what is missing
+        }
+      }
     }
     long missing = 0;
     for (Publisher p : pubs) {

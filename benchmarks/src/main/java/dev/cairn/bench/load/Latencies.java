@@ -28,15 +28,27 @@ public final class Latencies {
     b.a[b.n++] = nanos / 1000;
   }
 
-  /** Merged, sorted samples (call when recording has stopped). */
+  /**
+   * Merged, sorted samples. Safe while other threads still record (late arrivals after a drain
+   * timeout): each thread's buffer is read once, up to the count seen.
+   */
   public synchronized Snapshot snapshot() {
+    long[][] arrays = new long[all.size()][];
+    int[] counts = new int[all.size()];
     int total = 0;
-    for (Buf b : all) total += b.n;
+    for (int k = 0; k < all.size(); k++) {
+      Buf b = all.get(k);
+      long[] a = b.a;
+      int n = Math.min(b.n, a.length);
+      arrays[k] = a;
+      counts[k] = n;
+      total += n;
+    }
     long[] merged = new long[total];
     int p = 0;
-    for (Buf b : all) {
-      System.arraycopy(b.a, 0, merged, p, b.n);
-      p += b.n;
+    for (int k = 0; k < arrays.length; k++) {
+      System.arraycopy(arrays[k], 0, merged, p, counts[k]);
+      p += counts[k];
     }
     Arrays.sort(merged);
     return new Snapshot(merged);

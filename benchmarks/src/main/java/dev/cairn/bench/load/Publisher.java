@@ -98,6 +98,7 @@ public final class Publisher {
     while (!closed && inflight.size() < window && !queue.isEmpty() && now < deadlineNanos) {
       EventLine e = queue.peekFirst();
       if (e.address() != null && inflightAddresses.contains(e.address())) break;
+      if (inflight.containsKey(e.id())) break; // a second copy in the file: send it after the first's OK
       queue.pollFirst();
       if (e.address() != null) inflightAddresses.add(e.address());
       long t = System.nanoTime();

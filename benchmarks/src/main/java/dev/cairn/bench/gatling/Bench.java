@@ -1,0 +1,37 @@
+package dev.cairn.bench.gatling;
+
+import dev.cairn.bench.load.Args;
+
+/** Parameters of the Gatling simulations: system properties (-Dname=value), RELAY_URL also from the env. */
+final class Bench {
+  private Bench() {}
+
+  static String relayUrl() {
+    return Args.relayUrlDefault();
+  }
+
+  static String str(String name, String def) {
+    String v = System.getProperty(name);
+    return v == null || v.isBlank() ? def : v;
+  }
+
+  static String required(String name) {
+    String v = System.getProperty(name);
+    if (v == null || v.isBlank()) throw new IllegalArgumentException("-D" + name + "=... is required");
+    return v;
+  }
+
+  /** Where RESULT lines go: -DresultFile. */
+  static Args resultArgs() {
+    String f = System.getProperty("resultFile");
+    return new Args(f == null ? new String[0] : new String[] {"--result-file", f});
+  }
+
+  static int integer(String name, int def) {
+    return Integer.parseInt(str(name, Integer.toString(def)));
+  }
+
+  static double dbl(String name, double def) {
+    return Double.parseDouble(str(name, Double.toString(def)));
+  }
+}
