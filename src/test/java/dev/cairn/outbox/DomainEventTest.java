@@ -1,0 +1,48 @@
+package dev.cairn.outbox;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.cairn.nostr.EventSigner;
+import dev.cairn.nostr.NostrEvent;
+import dev.cairn.store.Removal;
+import dev.cairn.store.RemovalReason;
+import dev.cairn.store.outbox.DomainEvent;
+import io.vertx.core.json.JsonObject;
+import java.util.List;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+
+/** The outbox body is the contract's JSON, with the event spliced in verbatim and a v4 UUID id. */
+class DomainEventTest {
+
+  @Test
+  void storedBodyCarriesTheEventAsPayload() {
+    NostrEvent e = EventSigner.random().sign(1_700_000_000L, 1, List.of(List.of("t", "x")), "quote \" and \\ and é\n");
+    DomainEvent d = DomainEvent.stored("acme\"t", 42, e, 123L);
+    JsonObject body = new JsonObject(d.body());
+    assertEquals(d.eventId(), body.getString("event_id"));
+    assertEquals(4, UUID.fromString(body.getString("event_id")).version());
+    assertEquals(2, UUID.fromString(body.getString("event_id")).variant());
+    assertEquals("EventStored", body.getString("type"));
+    assertEquals("acme\"t", body.getString("tenant"));
+    assertEquals(42, body.getLong("seq"));
+    assertEquals(123, body.getLong("occurred_at"));
+    assertEquals(new JsonObject(e.json()), body.getJsonObject("payload"));
+    assertNotEquals(d.eventId(), DomainEvent.stored("acme", 42, e, 123L).eventId());
+  }
+
+  @Test
+  void deletedBodyNamesTheRemovedEvent() {
+    Removal r = new Removal("ab".repeat(32), 30023, "cd".repeat(32), 7, RemovalReason.REPLACED);
+    JsonObject body = new JsonObject(DomainEvent.deleted("default", r, 5L).body());
+    assertEquals("EventDeleted", body.getString("type"));
+    JsonObject p = body.getJsonObject("payload");
+    assertEquals("ab".repeat(32), p.getString("id"));
+    assertEquals(30023, p.getInteger("kind"));
+    assertEquals("cd".repeat(32), p.getString("pubkey"));
+    assertEquals("replaced", p.getString("reason"));
+    assertTrue(body.getLong("seq") == 7);
+  }
+}
