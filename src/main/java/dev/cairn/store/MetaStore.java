@@ -1,7 +1,5 @@
 package dev.cairn.store;
 
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.sql.Connection;
@@ -32,14 +30,7 @@ public final class MetaStore implements AutoCloseable {
 
   /** Opens (creating file and directory if needed) and migrates the meta DB. */
   public static MetaStore open(Path dbFile) throws StoreException {
-    Path abs = dbFile.toAbsolutePath();
-    try {
-      if (abs.getParent() != null) {
-        Files.createDirectories(abs.getParent());
-      }
-    } catch (IOException e) {
-      throw new StoreException("cannot create directory for " + abs, e);
-    }
+    Path abs = TenantStore.withDirectory(dbFile);
     Connection c;
     try {
       c = TenantStore.openConnection(abs, false);

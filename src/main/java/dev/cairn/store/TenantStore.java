@@ -123,14 +123,7 @@ public final class TenantStore implements AutoCloseable {
    * {@code readerConnections} (at least 1) reader connections.
    */
   public static TenantStore open(Path dbFile, int readerConnections) throws StoreException {
-    Path abs = dbFile.toAbsolutePath();
-    try {
-      if (abs.getParent() != null) {
-        Files.createDirectories(abs.getParent());
-      }
-    } catch (IOException e) {
-      throw new StoreException("cannot create directory for " + abs, e);
-    }
+    Path abs = withDirectory(dbFile);
     List<Connection> opened = new ArrayList<>();
     try {
       Connection w = openConnection(abs, false);
@@ -152,6 +145,19 @@ public final class TenantStore implements AutoCloseable {
       }
       throw new StoreException("cannot open " + abs, e);
     }
+  }
+
+  /** The absolute path of a DB file whose directory now exists. */
+  static Path withDirectory(Path dbFile) throws StoreException {
+    Path abs = dbFile.toAbsolutePath();
+    try {
+      if (abs.getParent() != null) {
+        Files.createDirectories(abs.getParent());
+      }
+    } catch (IOException e) {
+      throw new StoreException("cannot create directory for " + abs, e);
+    }
+    return abs;
   }
 
   /** Opens a connection with the store PRAGMAs; WAL switch retried like a migration race. */
