@@ -64,7 +64,7 @@ else
   FANOUT_EVENTS=20000; FANOUT_SUBS="100,1000,5000"; FANOUT_RATES="200,40,8"; FANOUT_PUBLISHERS=4; FANOUT_DURATION=30
   QUERY_PRELOAD=${QUERY_PRELOAD:-1000000}; QUERY_AUTHORS=10000; QUERY_USERS=16; QUERY_DURATION=60
   IDLE_CONNS=10000; IDLE_HOLD=15
-  JMH_ARGS=(); JMH_SELECT='EventPipelineBench|VerifyBench|SubscriptionMatchBench|GroupCommitBench|FrameEncodingBench'
+  JMH_ARGS=(); JMH_SELECT='EventPipelineBench|VerifyBench|SubscriptionMatchBench|GroupCommitBench|FrameEncodingBench|SseFrameBench'
   JMH_CEILING='VerifyBench'
 fi
 
