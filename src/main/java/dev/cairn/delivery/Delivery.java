@@ -1,5 +1,10 @@
 package dev.cairn.delivery;
 
+import dev.cairn.delivery.feed.FeedSessions;
+import dev.cairn.delivery.outbox.OutboxDelivery;
+import dev.cairn.delivery.outbox.OutboxSettings;
+import dev.cairn.store.feed.FeedMetrics;
+import dev.cairn.store.feed.FeedSettings;
 import dev.cairn.tree.Addresses;
 import dev.cairn.tree.Channels;
 import dev.cairn.tree.Inbox;
@@ -13,13 +18,13 @@ import io.vertx.core.Future;
 public final class Delivery extends Supervised {
   private final Channels channels;
   /** Seed 003: the SSE feed sessions and their settings/meters. */
-  private dev.cairn.delivery.feed.FeedSessions feedSessions;
-  private dev.cairn.store.feed.FeedSettings feedSettings;
-  private dev.cairn.store.feed.FeedMetrics feedMetrics;
+  private FeedSessions feedSessions;
+  private FeedSettings feedSettings;
+  private FeedMetrics feedMetrics;
 
   /** Seed 000: the outbox relay/consumer and what it is built from. */
-  private dev.cairn.delivery.outbox.OutboxDelivery outbox;
-  private dev.cairn.delivery.outbox.OutboxSettings outboxSettings;
+  private OutboxDelivery outbox;
+  private OutboxSettings outboxSettings;
   private java.util.List<String> outboxTenants;
   private io.micrometer.core.instrument.MeterRegistry outboxRegistry;
 
@@ -29,14 +34,14 @@ public final class Delivery extends Supervised {
   }
 
   /** Seed 003: the change feed's settings and meters; call before deploying. */
-  public Delivery withFeed(dev.cairn.store.feed.FeedSettings settings, dev.cairn.store.feed.FeedMetrics metrics) {
+  public Delivery withFeed(FeedSettings settings, FeedMetrics metrics) {
     this.feedSettings = settings;
     this.feedMetrics = metrics;
     return this;
   }
 
   /** Seed 000: the outbox's settings, the tenants it serves and the meter registry; call before deploying. */
-  public Delivery withOutbox(dev.cairn.delivery.outbox.OutboxSettings settings, java.util.List<String> tenants,
+  public Delivery withOutbox(OutboxSettings settings, java.util.List<String> tenants,
       io.micrometer.core.instrument.MeterRegistry registry) {
     this.outboxSettings = settings;
     this.outboxTenants = tenants;
@@ -46,12 +51,12 @@ public final class Delivery extends Supervised {
 
   @Override
   protected Future<?> startNode() {
-    feedSessions = new dev.cairn.delivery.feed.FeedSessions(vertx, channels, feedSettings, feedMetrics);
+    feedSessions = new FeedSessions(vertx, channels, feedSettings, feedMetrics);
     new Inbox<>(vertx, Addresses.DELIVERY, DeliveryInbox.class, this::handle);
     if (outboxSettings == null) {
       return Future.succeededFuture();
     }
-    outbox = new dev.cairn.delivery.outbox.OutboxDelivery(vertx, channels, outboxSettings, outboxTenants,
+    outbox = new OutboxDelivery(vertx, channels, outboxSettings, outboxTenants,
         outboxRegistry);
     return outbox.start();
   }

@@ -3,8 +3,11 @@ package dev.cairn.network;
 import dev.cairn.config.Limits;
 import dev.cairn.nostr.ClientMessage;
 import dev.cairn.nostr.ClientMessageParser;
+import dev.cairn.nostr.EventTags;
 import dev.cairn.nostr.Filter;
+import dev.cairn.nostr.Hex;
 import dev.cairn.nostr.InvalidMessageException;
+import dev.cairn.nostr.Kinds;
 import dev.cairn.nostr.NostrEvent;
 import dev.cairn.nostr.RelayMessages;
 import dev.cairn.tree.Addresses;
@@ -198,7 +201,7 @@ final class ConnWorker extends Supervised {
     if (c.challenge == null) {
       byte[] r = new byte[16];
       java.util.concurrent.ThreadLocalRandom.current().nextBytes(r);
-      c.challenge = dev.cairn.nostr.Hex.encode(r);
+      c.challenge = Hex.encode(r);
       write(connId, c, RelayMessages.auth(c.challenge));
     }
   }
@@ -206,13 +209,13 @@ final class ConnWorker extends Supervised {
   /** NIP-42: the AUTH event must answer our challenge, be recent, name a relay and be signed. */
   private void authenticate(long connId, ConnState c, NostrEvent e) {
     String reason = null;
-    if (e.kind() != dev.cairn.nostr.Kinds.AUTH) {
+    if (e.kind() != Kinds.AUTH) {
       reason = "invalid: AUTH event must be kind 22242";
-    } else if (c.challenge == null || !c.challenge.equals(dev.cairn.nostr.EventTags.first(e, "challenge"))) {
+    } else if (c.challenge == null || !c.challenge.equals(EventTags.first(e, "challenge"))) {
       reason = "invalid: AUTH event does not answer this connection's challenge";
     } else if (Math.abs(System.currentTimeMillis() / 1000 - e.createdAt()) > 600) {
       reason = "invalid: AUTH event created_at must be within 10 minutes of now";
-    } else if (dev.cairn.nostr.EventTags.first(e, "relay") == null) {
+    } else if (EventTags.first(e, "relay") == null) {
       reason = "invalid: AUTH event has no relay tag";
     }
     if (reason != null) {
@@ -236,7 +239,7 @@ final class ConnWorker extends Supervised {
       write(connId, c, RelayMessages.ok(e.id(), false, "auth-required: this relay requires NIP-42 authentication"));
       return;
     }
-    if (dev.cairn.nostr.EventTags.isProtected(e) && !e.pubkey().equals(c.authedPubkey)) {
+    if (EventTags.isProtected(e) && !e.pubkey().equals(c.authedPubkey)) {
       write(connId, c, RelayMessages.ok(e.id(), false, c.authedPubkey == null
           ? "auth-required: this event may only be published by its authenticated author"
           : "restricted: this event may only be published by its author"));

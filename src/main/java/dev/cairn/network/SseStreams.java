@@ -133,7 +133,7 @@ final class SseStreams {
   }
 
   /** A chunk from delivery. */
-  void write(dev.cairn.network.ListenerInbox.SseWrite w) {
+  void write(ListenerInbox.SseWrite w) {
     Stream s = streams.get(w.streamId());
     if (s == null) {
       return; // gone: delivery was told

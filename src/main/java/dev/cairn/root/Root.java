@@ -1,13 +1,15 @@
 package dev.cairn.root;
 
 import dev.cairn.config.CairnConfig;
+import dev.cairn.config.Durations;
+import dev.cairn.delivery.Delivery;
+import dev.cairn.delivery.outbox.OutboxSettings;
 import dev.cairn.metrics.CairnMetrics;
 import dev.cairn.metrics.HealthProbes;
 import dev.cairn.network.NetworkInbox;
 import dev.cairn.network.NetworkManager;
 import dev.cairn.nostr.Kinds;
 import dev.cairn.nostr.NostrEvent;
-import dev.cairn.delivery.Delivery;
 import dev.cairn.policy.Policy;
 import dev.cairn.policy.PolicyInbox;
 import dev.cairn.sig.SigInbox;
@@ -15,6 +17,8 @@ import dev.cairn.sig.SigManager;
 import dev.cairn.store.DatabaseEngine;
 import dev.cairn.store.DatabaseInbox;
 import dev.cairn.store.PersistResult;
+import dev.cairn.store.feed.FeedMetrics;
+import dev.cairn.store.feed.FeedSettings;
 import dev.cairn.tree.Addresses;
 import dev.cairn.tree.BoundedChannel;
 import dev.cairn.tree.Channels;
@@ -44,10 +48,10 @@ public final class Root extends VerticleBase {
   private final CairnMetrics metrics;
   private final HealthProbes probes;
   /** Seed 003: one set of feed meters per server, shared by database-engine and delivery. */
-  private final dev.cairn.store.feed.FeedMetrics feedMetrics;
-  private final dev.cairn.store.feed.FeedSettings feedSettings;
+  private final FeedMetrics feedMetrics;
+  private final FeedSettings feedSettings;
   /** Seed 000: the outbox's settings (outbox.*, nats.*, forward.relays). */
-  private final dev.cairn.delivery.outbox.OutboxSettings outboxSettings;
+  private final OutboxSettings outboxSettings;
   private final Map<Long, InFlight> tickets = new HashMap<>();
   private final Map<String, InFlight> byEventKey = new HashMap<>();
   private final Map<String, String> deployments = new HashMap<>();
@@ -87,9 +91,9 @@ public final class Root extends VerticleBase {
     this.config = config;
     this.metrics = metrics;
     this.probes = new HealthProbes(() -> ready, scrape);
-    this.feedMetrics = new dev.cairn.store.feed.FeedMetrics(metrics.registry());
-    this.feedSettings = dev.cairn.store.feed.FeedSettings.from(config);
-    this.outboxSettings = dev.cairn.delivery.outbox.OutboxSettings.from(config.raw());
+    this.feedMetrics = new FeedMetrics(metrics.registry());
+    this.feedSettings = FeedSettings.from(config);
+    this.outboxSettings = OutboxSettings.from(config.raw());
   }
 
   /** True once every node of the tree is deployed. */
@@ -124,7 +128,7 @@ public final class Root extends VerticleBase {
     return new DatabaseEngine(channels, config.storeDir(), List.copyOf(config.tenants().keySet()),
         config.storeReaders(), config.maxBatch(), config.limits().defaultLimit(), config.limits().maxLimit(),
         crashReporter("database-engine")).withFeed(feedSettings, feedMetrics)
-        .expirySweepEvery(dev.cairn.config.Durations.parse("store.expiry_sweep_interval",
+        .expirySweepEvery(Durations.parse("store.expiry_sweep_interval",
             config.raw().getJsonObject("store").getString("expiry_sweep_interval", "60s")).toMillis());
   }
 

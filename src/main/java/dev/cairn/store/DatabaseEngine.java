@@ -1,6 +1,11 @@
 package dev.cairn.store;
 
 import dev.cairn.root.RootInbox;
+import dev.cairn.store.feed.FeedEngine;
+import dev.cairn.store.feed.FeedMetrics;
+import dev.cairn.store.feed.FeedSettings;
+import dev.cairn.store.feed.StoreAccess;
+import dev.cairn.store.outbox.OutboxCommands;
 import dev.cairn.tree.Addresses;
 import dev.cairn.tree.BoundedChannel;
 import dev.cairn.tree.Channels;
@@ -46,11 +51,11 @@ public final class DatabaseEngine extends Supervised {
   private BoundedChannel<RootInbox> toRoot;
   private Inbox<DatabaseInbox> inbox;
   /** Seed 000: outbox, ledger and search-index work for delivery. */
-  private dev.cairn.store.outbox.OutboxCommands outboxCommands;
+  private OutboxCommands outboxCommands;
   /** Seed 003: the change feed (inserts after commit, retry buffer, lazy retention, SSE page reads). */
-  private dev.cairn.store.feed.FeedEngine feed;
-  private dev.cairn.store.feed.FeedSettings feedSettings;
-  private dev.cairn.store.feed.FeedMetrics feedMetrics;
+  private FeedEngine feed;
+  private FeedSettings feedSettings;
+  private FeedMetrics feedMetrics;
   private long expirySweepMs = EXPIRY_SWEEP_MS;
 
   public DatabaseEngine(Channels channels, Path storeDir, List<String> tenantIds, int readers, int maxBatch,
@@ -66,7 +71,7 @@ public final class DatabaseEngine extends Supervised {
   }
 
   /** Seed 003: the change feed's settings and meters; call before deploying. */
-  public DatabaseEngine withFeed(dev.cairn.store.feed.FeedSettings settings, dev.cairn.store.feed.FeedMetrics metrics) {
+  public DatabaseEngine withFeed(FeedSettings settings, FeedMetrics metrics) {
     this.feedSettings = settings;
     this.feedMetrics = metrics;
     return this;
@@ -102,9 +107,9 @@ public final class DatabaseEngine extends Supervised {
       return Map.copyOf(hw);
     }).onSuccess(hw -> {
       openedHighWater = hw;
-      outboxCommands = new dev.cairn.store.outbox.OutboxCommands(this::storeOf, writer,
+      outboxCommands = new OutboxCommands(this::storeOf, writer,
           channels.open("database-engine->delivery(outbox)", Addresses.DELIVERY));
-      feed = new dev.cairn.store.feed.FeedEngine(vertx, channels, writer, readerPool, feedAccess(), meta::feedEpoch,
+      feed = new FeedEngine(vertx, channels, writer, readerPool, feedAccess(), meta::feedEpoch,
           feedSettings, feedMetrics, deploymentID());
       inbox = new Inbox<>(vertx, Addresses.DATABASE_ENGINE, DatabaseInbox.class, this::handle);
       vertx.setPeriodic(expirySweepMs, id -> sweepExpired());
@@ -203,8 +208,8 @@ public final class DatabaseEngine extends Supervised {
    * Seed 003: the feed's way to a store: the cached one, or acquired again the way start opens it
    * (store re-resolution); null for a tenant that no longer exists. Blocking part on worker threads.
    */
-  private dev.cairn.store.feed.StoreAccess feedAccess() {
-    return new dev.cairn.store.feed.StoreAccess() {
+  private StoreAccess feedAccess() {
+    return new StoreAccess() {
       @Override
       public TenantStore cached(String tenant) {
         TenantStore s = storeOf(tenant);

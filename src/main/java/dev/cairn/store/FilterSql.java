@@ -1,6 +1,7 @@
 package dev.cairn.store;
 
 import dev.cairn.nostr.Filter;
+import dev.cairn.store.outbox.SearchIndex;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.ArrayList;
@@ -28,7 +29,7 @@ final class FilterSql {
    * field, or a NIP-50 search without a word).
    */
   static Where where(Filter f, long seqBelow, long now) {
-    String match = f.search() == null ? null : dev.cairn.store.outbox.SearchIndex.matchExpression(f.search());
+    String match = f.search() == null ? null : SearchIndex.matchExpression(f.search());
     if (f.search() != null && match == null) {
       return null;
     }

@@ -7,6 +7,7 @@ import dev.cairn.nostr.NostrEvent;
 import dev.cairn.store.PersistResult.Duplicate;
 import dev.cairn.store.PersistResult.Rejected;
 import dev.cairn.store.PersistResult.Stored;
+import dev.cairn.store.outbox.OutboxWriter;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -78,7 +79,7 @@ public final class TenantStore implements AutoCloseable {
   private final PreparedStatement deleteSeq;
   private final PreparedStatement findExpired;
   /** Outbox (seed 000): the one path that writes domain events, in the same transaction. */
-  private final dev.cairn.store.outbox.OutboxWriter outbox;
+  private final OutboxWriter outbox;
 
   private TenantStore(Path file, Connection writer, List<Connection> readerList) throws SQLException {
     this.file = file;
@@ -114,7 +115,7 @@ public final class TenantStore implements AutoCloseable {
     findExpired = writer.prepareStatement("SELECT seq, id, kind, pubkey FROM events"
         + " WHERE expiration IS NOT NULL AND expiration <= ? ORDER BY expiration LIMIT ?");
     this.highWater = readHighWater(writer);
-    this.outbox = new dev.cairn.store.outbox.OutboxWriter(writer, tenantOf(file));
+    this.outbox = new OutboxWriter(writer, tenantOf(file));
   }
 
   /**

@@ -1,5 +1,6 @@
 package dev.cairn.delivery.outbox;
 
+import dev.cairn.metrics.Meters;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -13,13 +14,13 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public final class OutboxMetrics {
   private final MeterRegistry registry;
-  private final dev.cairn.metrics.Meters meters;
+  private final Meters meters;
   private final Map<String, Long> pendingByTenant = new ConcurrentHashMap<>();
   private final Counter deadLettered;
 
   public OutboxMetrics(MeterRegistry registry) {
     this.registry = registry;
-    this.meters = new dev.cairn.metrics.Meters(registry);
+    this.meters = new Meters(registry);
     Gauge.builder("cairn_outbox_pending", pendingByTenant, m -> m.values().stream().mapToLong(Long::longValue).sum())
         .description("Outbox rows not yet delivered (pending or claimed), as of each tenant's last claim")
         .register(registry);

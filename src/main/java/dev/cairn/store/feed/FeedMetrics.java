@@ -1,5 +1,6 @@
 package dev.cairn.store.feed;
 
+import dev.cairn.metrics.Meters;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Gauge;
@@ -14,13 +15,13 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class FeedMetrics {
   private final MeterRegistry registry;
-  private final dev.cairn.metrics.Meters meters;
+  private final Meters meters;
   private final AtomicLong bufferDepth = new AtomicLong();
   private final DistributionSummary residency;
 
   public FeedMetrics(MeterRegistry registry) {
     this.registry = registry;
-    this.meters = new dev.cairn.metrics.Meters(registry);
+    this.meters = new Meters(registry);
     Gauge.builder("cairn_feed_retry_buffer_depth", bufferDepth, AtomicLong::get)
         .description("Feed changes held by the retry buffer (in flight included)").register(registry);
     residency = DistributionSummary.builder("cairn_feed_buffer_residency_seconds")
