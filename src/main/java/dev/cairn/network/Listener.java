@@ -124,10 +124,11 @@ final class Listener extends Supervised {
         return;
       }
       case "/readyz" -> {
-        if (probes.ready().getAsBoolean()) {
+        String notReady = probes.notReadyReason().get();
+        if (notReady == null) {
           json(req, 200, new JsonObject().put("status", "ready"));
         } else {
-          json(req, 503, new JsonObject().put("status", "starting").put("reason", "the verticle tree is not fully deployed"));
+          json(req, 503, new JsonObject().put("status", "not ready").put("reason", notReady));
         }
         return;
       }

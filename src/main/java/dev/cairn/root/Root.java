@@ -65,6 +65,7 @@ public final class Root extends VerticleBase {
   private OrderedSender<DatabaseInbox> toDatabaseQueries;
   private BoundedChannel<NetworkInbox> toNetwork;
   private volatile boolean ready;
+  private volatile DatabaseEngine currentEngine;
 
   /** An event between Submit and its outcome; every connection that sent it waits for one OK. */
   private static final class InFlight {
@@ -90,7 +91,7 @@ public final class Root extends VerticleBase {
   public Root(CairnConfig config, CairnMetrics metrics, java.util.function.Supplier<String> scrape) {
     this.config = config;
     this.metrics = metrics;
-    this.probes = new HealthProbes(() -> ready, scrape);
+    this.probes = new HealthProbes(this::notReadyReason, scrape);
     this.feedMetrics = new FeedMetrics(metrics.registry());
     this.feedSettings = FeedSettings.from(config);
     this.outboxSettings = OutboxSettings.from(config.raw());
@@ -124,8 +125,17 @@ public final class Root extends VerticleBase {
         .onSuccess(x -> ready = true);
   }
 
+  /** Null when every node is deployed and the current database-engine's DBs answered; else why not. */
+  private String notReadyReason() {
+    if (!ready) {
+      return "the verticle tree is not fully deployed";
+    }
+    DatabaseEngine e = currentEngine;
+    return e == null ? "database-engine is restarting" : e.dbProblem();
+  }
+
   private DatabaseEngine databaseEngine() {
-    return new DatabaseEngine(channels, config.storeDir(), List.copyOf(config.tenants().keySet()),
+    return currentEngine = new DatabaseEngine(channels, config.storeDir(), List.copyOf(config.tenants().keySet()),
         config.storeReaders(), config.maxBatch(), config.limits().defaultLimit(), config.limits().maxLimit(),
         crashReporter("database-engine")).withFeed(feedSettings, feedMetrics)
         .expirySweepEvery(Durations.parse("store.expiry_sweep_interval",

@@ -57,6 +57,8 @@ public final class DatabaseEngine extends Supervised {
   private FeedSettings feedSettings;
   private FeedMetrics feedMetrics;
   private long expirySweepMs = EXPIRY_SWEEP_MS;
+  /** Tenants whose last periodic DB write failed, with the error (written on the engine's context). */
+  private final Map<String, String> dbErrors = new java.util.concurrent.ConcurrentHashMap<>();
 
   public DatabaseEngine(Channels channels, Path storeDir, List<String> tenantIds, int readers, int maxBatch,
       int defaultLimit, int maxLimit, CrashReporter root) {
@@ -81,6 +83,18 @@ public final class DatabaseEngine extends Supervised {
   public DatabaseEngine expirySweepEvery(long millis) {
     this.expirySweepMs = millis > 0 ? millis : EXPIRY_SWEEP_MS;
     return this;
+  }
+
+  /**
+   * Null while every tenant DB answered the engine's last periodic write (the NIP-40 sweep), else which
+   * did not and why: readiness without extra queries against the DBs.
+   */
+  public String dbProblem() {
+    if (dbErrors.isEmpty()) {
+      return null;
+    }
+    Map.Entry<String, String> first = dbErrors.entrySet().iterator().next();
+    return "tenant " + first.getKey() + " DB failed its last write: " + first.getValue();
   }
 
   /** The seq high water of each tenant store when this engine opened it; set before start completes. */
@@ -244,6 +258,13 @@ public final class DatabaseEngine extends Supervised {
               outboxCommands.wake(e.getKey());
             }
             feed.afterPurge(e.getKey(), removed);
+          })
+          .onComplete(ar -> {
+            if (ar.succeeded()) {
+              dbErrors.remove(e.getKey());
+            } else {
+              dbErrors.put(e.getKey(), String.valueOf(ar.cause().getMessage()));
+            }
           })
           .onFailure(t -> LOG.log(Level.WARNING, "expiry sweep failed for tenant " + e.getKey(), t));
     }
