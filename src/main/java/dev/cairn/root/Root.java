@@ -55,6 +55,8 @@ public final class Root extends VerticleBase {
   private final Map<Long, InFlight> tickets = new HashMap<>();
   private final Map<String, InFlight> byEventKey = new HashMap<>();
   private final Map<String, String> deployments = new HashMap<>();
+  /** How to build each child again when it has to be redeployed. */
+  private final Map<String, Supplier<? extends Supervised>> factories = new HashMap<>();
   private long nextTicket = 1;
   private Channels channels;
   private Inbox<RootInbox> inbox;
@@ -88,7 +90,7 @@ public final class Root extends VerticleBase {
     }
   }
 
-  public Root(CairnConfig config, CairnMetrics metrics, java.util.function.Supplier<String> scrape) {
+  public Root(CairnConfig config, CairnMetrics metrics, Supplier<String> scrape) {
     this.config = config;
     this.metrics = metrics;
     this.probes = new HealthProbes(this::notReadyReason, scrape);
@@ -113,15 +115,14 @@ public final class Root extends VerticleBase {
     toDatabaseQueries = new OrderedSender<>(channels.open("root->database-engine(query)", Addresses.DATABASE_ENGINE,
         s -> restart("database-engine")));
     toNetwork = channels.open("root->network-manager", Addresses.NETWORK_MANAGER);
-    DatabaseEngine engine = databaseEngine();
-    return deploy("database-engine", () -> engine)
+    return deploy("database-engine", this::databaseEngine)
         .compose(x -> deploy("delivery", () -> new Delivery(channels, crashReporter("delivery"))
             .withFeed(feedSettings, feedMetrics)
             .withOutbox(outboxSettings, List.copyOf(config.tenants().keySet()), metrics.registry())))
         .compose(x -> deploy("policy", this::policy))
         .compose(x -> deploy("sig-manager", this::sigManager))
         .compose(x -> deploy("network-manager", () -> new NetworkManager(config, metrics, probes, channels,
-            engine.openedHighWater(), crashReporter("network-manager"))))
+            currentEngine.openedHighWater(), crashReporter("network-manager"))))
         .onSuccess(x -> ready = true);
   }
 
@@ -152,8 +153,6 @@ public final class Root extends VerticleBase {
     return new SigManager(config.sigWorkers(), channels, metrics.sigVerify(), crashReporter("sig-manager"));
   }
 
-  private final Map<String, Supplier<? extends Supervised>> factories = new HashMap<>();
-
   private Future<String> deploy(String name, Supplier<? extends Supervised> factory) {
     factories.put(name, factory);
     return vertx.deployVerticle(factory.get()).onSuccess(id -> deployments.put(name, id));
@@ -173,7 +172,7 @@ public final class Root extends VerticleBase {
       return; // already restarting
     }
     failInFlight(name);
-    Supplier<? extends Supervised> factory = name.equals("database-engine") ? this::databaseEngine : factories.get(name);
+    Supplier<? extends Supervised> factory = factories.get(name);
     vertx.undeploy(id).recover(t -> Future.succeededFuture())
         .compose(x -> deploy(name, factory))
         .onSuccess(x -> {
