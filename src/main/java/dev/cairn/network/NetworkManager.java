@@ -105,6 +105,7 @@ public final class NetworkManager extends Supervised {
     List<Conn> lost = conns.values().stream().filter(c -> c.worker() == w).toList();
     LOG.log(Level.SEVERE, "conn-worker " + w.index + " died (" + cause + "), redeploying; closing "
         + lost.size() + " of its connections");
+    w.sender.channel().suspend();
     w.sender.clear();
     for (Conn c : lost) {
       listener(c.listener()).sendOwed(new ListenerInbox.Close(c.connId(), (short) 1011,

@@ -171,6 +171,15 @@ public final class Root extends VerticleBase {
     if (id == null) {
       return; // already restarting
     }
+    switch (name) {
+      case "sig-manager" -> toSig.channel().suspend();
+      case "policy" -> toPolicy.channel().suspend();
+      case "database-engine" -> {
+        toDatabase.channel().suspend();
+        toDatabaseQueries.channel().suspend();
+      }
+      default -> { }
+    }
     failInFlight(name);
     Supplier<? extends Supervised> factory = factories.get(name);
     vertx.undeploy(id).recover(t -> Future.succeededFuture())

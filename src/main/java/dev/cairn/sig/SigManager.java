@@ -134,6 +134,9 @@ public final class SigManager extends Supervised {
   }
 
   private void restart(Worker w, String cause) {
+    if (w.deploymentId == null) {
+      return; // already being redeployed
+    }
     LOG.log(Level.WARNING, "sig-worker " + w.index + " died (" + cause + "), redeploying; "
         + w.inFlight.size() + " checks failed back");
     for (Long ticket : w.inFlight.keySet()) {
@@ -142,6 +145,7 @@ public final class SigManager extends Supervised {
     w.inFlight.clear();
     String old = w.deploymentId;
     w.deploymentId = null;
+    w.channel.suspend();
     Future<?> gone = old == null ? Future.succeededFuture() : vertx.undeploy(old).recover(t -> Future.succeededFuture());
     gone.onComplete(x -> deploy(w).onComplete(y -> w.channel.reset()));
   }

@@ -37,6 +37,8 @@ public final class BoundedChannel<M extends TreeMessage> {
   private final AtomicInteger credit;
   private final AtomicBoolean waiting = new AtomicBoolean();
   private Runnable onCredit;
+  /** The receiver is being redeployed: nothing is sent until {@link #reset()}. */
+  private volatile boolean suspended;
   private ArrayList<Object> outgoing;
   private long stallTimer = -1;
 
@@ -64,12 +66,12 @@ public final class BoundedChannel<M extends TreeMessage> {
   }
 
   public boolean hasCredit() {
-    return credit.get() > 0;
+    return !suspended && credit.get() > 0;
   }
 
   /** Sends when credit is left; otherwise returns false and counts a full channel. */
   public boolean trySend(M message) {
-    if (credit.get() <= 0) {
+    if (!hasCredit()) {
       metrics.channelFull(name);
       return false;
     }
@@ -110,7 +112,7 @@ public final class BoundedChannel<M extends TreeMessage> {
   public void onCredit(Runnable action) {
     this.onCredit = action;
     waiting.set(true);
-    if (credit.get() > 0 && waiting.compareAndSet(true, false)) {
+    if (hasCredit() && waiting.compareAndSet(true, false)) {
       senderContext.runOnContext(v -> fireCredit());
       return;
     }
@@ -129,13 +131,22 @@ public final class BoundedChannel<M extends TreeMessage> {
 
   /** Called by the receiving inbox once a message was handled. */
   void returnCredit() {
-    if (credit.incrementAndGet() > 0 && waiting.compareAndSet(true, false)) {
+    if (credit.incrementAndGet() > 0 && !suspended && waiting.compareAndSet(true, false)) {
       senderContext.runOnContext(v -> fireCredit());
     }
   }
 
-  /** Forgets all debt after the receiver was redeployed: in-flight messages were failed back. */
+  /**
+   * The receiver died and is being redeployed: from now on sends are refused (senders hold their
+   * messages, as for a full channel) so none is lost to an address without a consumer.
+   */
+  public void suspend() {
+    suspended = true;
+  }
+
+  /** Forgets all debt after the receiver was redeployed (in-flight messages were failed back) and resumes. */
   public void reset() {
+    suspended = false;
     credit.set(capacity);
     if (waiting.compareAndSet(true, false)) {
       senderContext.runOnContext(v -> fireCredit());

@@ -88,4 +88,27 @@ class SupervisionTest {
       assertTrue(!refused.getBoolean(2) && refused.getString(3).startsWith("invalid:"), refused.encode());
     }
   }
+
+  @Test
+  void aCrashedDatabaseEngineIsRedeployedAndNothingStoredIsLost() throws Exception {
+    try (TestRelay relay = TestRelay.start(); RelayClient c = relay.connect()) {
+      EventSigner a = EventSigner.random();
+      JsonObject before = Events.note(a, "before the crash", List.of());
+      assertTrue(c.publishAndWait(before).getBoolean(2));
+      relay.server().vertx().eventBus().send(Addresses.DATABASE_ENGINE, "poison");
+      JsonObject after = Events.note(a, "after the crash", List.of());
+      JsonArray ok = null;
+      for (int i = 0; i < 50; i++) {
+        ok = c.publishAndWait(after);
+        if (ok.getBoolean(2)) {
+          break;
+        }
+        assertTrue(ok.getString(3).startsWith("error:"), ok.encode()); // failed back while restarting
+        Thread.sleep(100);
+      }
+      assertTrue(ok.getBoolean(2), ok.encode());
+      List<JsonObject> all = c.query("all", new JsonObject().put("authors", new JsonArray().add(a.pubkey())));
+      assertEquals(2, all.size(), "both events are stored and queryable after the redeploy");
+    }
+  }
 }
