@@ -37,6 +37,4 @@ public sealed interface NetworkInbox extends TreeMessage {
 
   record HistoryAnswer(long connId, String subId, long subSerial, boolean count, List<StoredEvent> events, long total, String error)
       implements NetworkInbox {}
-
-  record HighWater(String tenant, long seq) implements NetworkInbox {}
 }

@@ -178,8 +178,6 @@ public final class NetworkManager extends Supervised {
         forget(c);
         c.worker().sender.send(new ConnWorkerInbox.Detach(g.connId()), inbox);
       }
-    } else if (msg instanceof NetworkInbox.HighWater h) {
-      highWater.merge(h.tenant(), h.seq(), Math::max);
     }
   }
 

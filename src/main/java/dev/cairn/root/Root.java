@@ -302,8 +302,6 @@ public final class Root extends VerticleBase {
     } else if (msg instanceof RootInbox.HistoryDone d) {
       toNetwork.sendOwed(new NetworkInbox.HistoryAnswer(d.connId(), d.subId(), d.subSerial(), d.count(), d.events(),
           d.total(), d.error()));
-    } else if (msg instanceof RootInbox.TenantOpened t) {
-      toNetwork.sendOwed(new NetworkInbox.HighWater(t.tenant(), t.highWaterSeq()));
     }
   }
 

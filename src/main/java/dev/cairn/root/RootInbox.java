@@ -30,7 +30,4 @@ public sealed interface RootInbox extends TreeMessage {
 
   record HistoryDone(long connId, String subId, long subSerial, boolean count, List<StoredEvent> events, long total, String error)
       implements RootInbox {}
-
-  /** The store's seq high water for a tenant as the engine opened it (before any dispatch). */
-  record TenantOpened(String tenant, long highWaterSeq) implements RootInbox {}
 }
