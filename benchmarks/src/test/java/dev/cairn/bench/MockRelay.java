@@ -13,20 +13,54 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * A tiny in-memory NIP-01 relay for testing the load clients themselves (no signature check).
- * Modes: {@code dropEveryNthOk} > 0 never answers every n-th EVENT; {@code rejectAll} answers OK false.
+ * Modes: {@code dropEveryNthOk} > 0 never answers every n-th EVENT; {@code rejectAll} answers OK false;
+ * {@code dropDeliveryEveryNth} / {@code duplicateDeliveryEveryNth} skip / double every n-th live delivery;
+ * {@code closeSubscribers} subscriptions are ended after {@code closeAfterDeliveries} live deliveries each,
+ * by closing the connection (1008 "slow consumer") or, with {@code closeWithClosedFrame}, by a CLOSED;
+ * {@code dropIdsFromQueries} leaves one event out of every REQ by ids.
  */
 public final class MockRelay implements AutoCloseable {
   public int dropEveryNthOk;
   public boolean rejectAll;
   public int dropDeliveryEveryNth;
+  public int duplicateDeliveryEveryNth;
+  public int closeSubscribers;
+  public int closeAfterDeliveries = 1;
+  public boolean closeWithClosedFrame;
+  public boolean dropIdsFromQueries;
   private int delivered;
+  private int duplicated;
+  private int closedSoFar;
   private final Vertx vertx = Vertx.vertx();
   private final HttpServer server;
   private final Map<String, JsonObject> events = new ConcurrentHashMap<>();
   private final List<Sub> subs = new CopyOnWriteArrayList<>();
   private int received;
 
-  private record Sub(ServerWebSocket ws, String id, List<JsonObject> filters) {}
+  private static final class Sub {
+    final ServerWebSocket ws;
+    final String id;
+    final List<JsonObject> filters;
+    int live;
+
+    Sub(ServerWebSocket ws, String id, List<JsonObject> filters) {
+      this.ws = ws;
+      this.id = id;
+      this.filters = filters;
+    }
+
+    ServerWebSocket ws() {
+      return ws;
+    }
+
+    String id() {
+      return id;
+    }
+
+    List<JsonObject> filters() {
+      return filters;
+    }
+  }
 
   public MockRelay() throws Exception {
     server = vertx.createHttpServer()
@@ -54,6 +88,23 @@ public final class MockRelay implements AutoCloseable {
     return dropDeliveryEveryNth > 0 && delivered % dropDeliveryEveryNth == 0;
   }
 
+  private synchronized boolean duplicateDelivery() {
+    duplicated++;
+    return duplicateDeliveryEveryNth > 0 && duplicated % duplicateDeliveryEveryNth == 0;
+  }
+
+  /** After a live delivery: ends the first {@code closeSubscribers} subscriptions that reached the count. */
+  private synchronized void maybeClose(Sub s) {
+    if (closedSoFar >= closeSubscribers || ++s.live < closeAfterDeliveries) return;
+    closedSoFar++;
+    subs.remove(s);
+    if (closeWithClosedFrame) {
+      s.ws().writeTextMessage(new JsonArray().add("CLOSED").add(s.id()).add("error: too slow, test").encode());
+    } else {
+      s.ws().close((short) 1008, "slow consumer");
+    }
+  }
+
   private void onSocket(ServerWebSocket ws) {
     ws.textMessageHandler(text -> {
       JsonArray m = new JsonArray(text);
@@ -71,7 +122,10 @@ public final class MockRelay implements AutoCloseable {
           if (!dup) {
             for (Sub s : subs) {
               if (s.filters().stream().anyMatch(f -> matches(f, e)) && !dropDelivery()) {
-                s.ws().writeTextMessage(new JsonArray().add("EVENT").add(s.id()).add(e).encode());
+                String frame = new JsonArray().add("EVENT").add(s.id()).add(e).encode();
+                s.ws().writeTextMessage(frame);
+                if (duplicateDelivery()) s.ws().writeTextMessage(frame);
+                maybeClose(s);
               }
             }
           }
@@ -83,7 +137,9 @@ public final class MockRelay implements AutoCloseable {
           subs.removeIf(s -> s.ws() == ws && s.id().equals(sub));
           for (JsonObject f : filters) {
             int limit = f.getInteger("limit", 500);
+            boolean dropOne = dropIdsFromQueries && f.containsKey("ids");
             events.values().stream().filter(e -> matches(f, e))
+                .skip(dropOne ? 1 : 0)
                 .sorted((x, y) -> Long.compare(y.getLong("created_at"), x.getLong("created_at")))
                 .limit(limit)
                 .forEach(e -> ws.writeTextMessage(new JsonArray().add("EVENT").add(sub).add(e).encode()));

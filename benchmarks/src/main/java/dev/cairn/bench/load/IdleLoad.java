@@ -6,8 +6,6 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
@@ -19,8 +17,8 @@ import java.util.concurrent.atomic.LongAdder;
  * idle: N WebSocket connections, each with one subscription that matches nothing (a random author),
  * held open; reports the relay's resident memory (VmRSS from /proc/PID/status, when the relay runs here
  * and --pid is given) and heap (sum of jvm_memory_used_bytes{area="heap"} from /metrics, when served)
- * before and after, per connection. With --pid, a full GC is requested first (jcmd PID GC.run) so the
- * heap figures are live data, not garbage. Fails if a connection or its EOSE fails, or the relay closes
+ * before and after, per connection. With --pid of a JVM, a full GC is requested first (jcmd PID GC.run)
+ * so the figures are live data, not garbage; other relays (strfry) are read as they are. Fails if a connection or its EOSE fails, or the relay closes
  * one while idle.
  *
  * <pre>IdleLoad [--url ws://...] [--connections 10000] [--hold 10] [--pid PID] [--metrics-url http://.../metrics]</pre>
@@ -35,8 +33,10 @@ public final class IdleLoad {
     int n = a.integer("connections", 10_000);
     long holdS = a.lng("hold", 10);
     long pid = a.lng("pid", -1);
-    String metricsUrl = a.str("metrics-url", metricsUrlFor(url));
-    Result r = new Result("idle", "java").put("connections", n).put("url", url);
+    // heap from Prometheus /metrics: a JVM relay's (Cairn's); not asked of a relay known to be something else
+    String metricsUrl = a.str("metrics-url", pid > 0 && !Rss.isJvm(pid) ? null : metricsUrlFor(url));
+    Result r = new Result("idle", "java").put("connections", n).put("url", url).put("level", Integer.toString(n))
+        .put("relay_is_jvm", Rss.isJvm(pid));
 
     Mem before = measure(pid, metricsUrl);
     LongAdder closed = new LongAdder();
@@ -96,24 +96,9 @@ public final class IdleLoad {
   record Mem(long rss, long heap, long connections, long subscriptions) {}
 
   static Mem measure(long pid, String metricsUrl) throws Exception {
-    if (pid > 0) {
-      try {
-        Process gc = new ProcessBuilder("jcmd", Long.toString(pid), "GC.run").redirectErrorStream(true)
-            .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
-        gc.waitFor(30, TimeUnit.SECONDS);
-      } catch (Exception e) {
-        System.err.println("jcmd GC.run failed: " + e);
-      }
-      Thread.sleep(1000);
-    }
-    long rss = -1;
-    if (pid > 0) {
-      for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/status"))) {
-        if (line.startsWith("VmRSS:")) {
-          rss = Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
-        }
-      }
-    }
+    Rss.gcIfJvm(pid); // a JVM relay: a full GC first, so heap and RSS hold live data, not garbage
+    long kb = Rss.kb(pid);
+    long rss = kb < 0 ? -1 : kb * 1024;
     long heap = -1;
     long conns = -1;
     long subs = -1;

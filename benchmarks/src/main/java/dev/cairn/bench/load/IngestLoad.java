@@ -16,9 +16,13 @@ import java.util.concurrent.TimeUnit;
  * per socket (a window of 1), hence this client; IngestSimulation is the Gatling twin with window 1.
  *
  * <pre>
- * IngestLoad --file events.jsonl [--url ws://127.0.0.1:7777] [--connections 1,50,500] [--window 32]
- *            [--duration 30] [--ok-timeout 30] [--preload] [--chunk 50000] [--result-file f.jsonl]
+ * IngestLoad --file events.jsonl [--url ws://127.0.0.1:7777] [--levels 1x50,50x20]
+ *            [--connections 1,50,500 --window 32] [--duration 30] [--ok-timeout 30]
+ *            [--preload [--max-events N]] [--chunk 50000] [--relay-name NAME] [--result-file f.jsonl]
  * </pre>
+ *
+ * {@code --levels CxW,...}: C connections with W EVENTs in flight each (default 1x50,50x20, the ingest
+ * scenario's two shapes); {@code --connections} with one {@code --window} is the older form.
  *
  * The file is cut into --slices equal consecutive slices (default: one per level); level k publishes
  * slice --first-slice + k, for at most --duration seconds (a level that sends its whole slice sooner
@@ -46,20 +50,40 @@ public final class IngestLoad {
       status = preloadAll(a, url, file, c, window, okTimeoutS, scenario);
     } else {
       List<EventLine> all = EventFile.readAll(file, a.integer("max-events", Integer.MAX_VALUE));
-      String[] levels = a.str("connections", "1,50,500").split(",");
-      int slices = a.integer("slices", levels.length);
+      List<int[]> levels = levels(a, window);
+      int slices = a.integer("slices", levels.size());
       int first = a.integer("first-slice", 0);
-      if (first + levels.length > slices) throw new IllegalArgumentException("--first-slice + levels > --slices");
-      for (int k = 0; k < levels.length; k++) {
-        int c = Integer.parseInt(levels[k].trim());
+      if (first + levels.size() > slices) throw new IllegalArgumentException("--first-slice + levels > --slices");
+      for (int k = 0; k < levels.size(); k++) {
+        int c = levels.get(k)[0];
+        int w = levels.get(k)[1];
         Result r = new Result(scenario, "java-windowed");
-        r.put("connections", c).put("window", window).put("url", url);
-        oneLevel(url, EventFile.slice(all, first + k, slices), c, window, durationS, okTimeoutS, r);
+        r.put("level", c + "x" + w).put("connections", c).put("window", w).put("url", url);
+        oneLevel(url, EventFile.slice(all, first + k, slices), c, w, durationS, okTimeoutS, r);
         status |= r.finish(a);
         if (r.failed()) break;
       }
     }
     return status;
+  }
+
+  /**
+   * The levels: {@code --levels 1x50,50x20} (connections x EVENTs in flight per connection), else
+   * {@code --connections 1,50,500} each with {@code --window}.
+   */
+  static List<int[]> levels(Args a, int window) {
+    List<int[]> out = new ArrayList<>();
+    String spec = a.str("levels", a.str("connections", null) == null ? "1x50,50x20" : null);
+    if (spec != null) {
+      for (String l : spec.split(",")) {
+        String[] cw = l.trim().toLowerCase(Locale.ROOT).split("x");
+        if (cw.length != 2) throw new IllegalArgumentException("--levels takes CxW,CxW... (e.g. 1x50,50x20), got " + l);
+        out.add(new int[] {Integer.parseInt(cw[0].trim()), Integer.parseInt(cw[1].trim())});
+      }
+    } else {
+      for (String c : a.str("connections", "1").split(",")) out.add(new int[] {Integer.parseInt(c.trim()), window});
+    }
+    return out;
   }
 
   /** Runs one connection level on its slice of the file, until the slice is sent or the duration is over. */
@@ -91,7 +115,8 @@ public final class IngestLoad {
   static int preloadAll(Args a, String url, Path file, int c, int window, long okTimeoutS, String scenario)
       throws Exception {
     Result r = new Result(scenario, "java-windowed");
-    r.put("connections", c).put("window", window).put("url", url).put("file", file.toString());
+    r.put("level", a.str("level", scenario)).put("connections", c).put("window", window).put("url", url)
+        .put("file", file.toString());
     Publisher.Counters counters = new Publisher.Counters();
     Latencies lat = new Latencies();
     long start = System.nanoTime();
@@ -99,9 +124,11 @@ public final class IngestLoad {
       List<Publisher> pubs = connect(ws, c, window, counters, lat, r);
       if (pubs != null) {
         int chunk = a.integer("chunk", 50_000);
+        long left = a.lng("max-events", Long.MAX_VALUE);
         long lastPrint = System.nanoTime();
         List<EventLine> batch;
-        while (!(batch = f.next(chunk)).isEmpty()) {
+        while (left > 0 && !(batch = f.next((int) Math.min(chunk, left))).isEmpty()) {
+          left -= batch.size();
           runBatch(pubs, EventFile.partition(batch, c), Long.MAX_VALUE, okTimeoutS, counters, r);
           if (r.failed()) break;
           if (System.nanoTime() - lastPrint > TimeUnit.SECONDS.toNanos(10)) {

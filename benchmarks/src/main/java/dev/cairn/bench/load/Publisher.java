@@ -52,8 +52,15 @@ public final class Publisher {
   private long deadlineNanos;
   private Promise<Void> batchDone;
   private boolean closed;
-  /** Called with each OK'd event id and the nanoTime of its send (fan-out uses it). */
+  /** Called with each sent event id just before it is written (fan-out uses it). */
   private Consumer<String> onSend = id -> {};
+  /** Called with every OK: event id, verdict, EVENT->OK latency in nanoseconds. */
+  private OkHook onOk = (id, verdict, nanos) -> {};
+
+  /** Sees every OK of a publisher (on the publisher's context). */
+  public interface OkHook {
+    void ok(String id, Frames.Verdict verdict, long latencyNanos);
+  }
 
   public Publisher(WebSocket ws, int window, Counters c, Latencies lat) {
     this.ws = ws;
@@ -68,6 +75,10 @@ public final class Publisher {
 
   public void onSend(Consumer<String> hook) {
     this.onSend = hook;
+  }
+
+  public void onOk(OkHook hook) {
+    this.onOk = hook;
   }
 
   /** Publishes {@code q} until it is empty or the deadline passes; completes when nothing is in flight. */
@@ -132,6 +143,7 @@ public final class Publisher {
     c.lastOkNanos = now;
     lat.recordNanos(now - p.sentNanos());
     if (p.address() != null) inflightAddresses.remove(p.address());
+    onOk.ok(ok.id(), ok.verdict(), now - p.sentNanos());
     switch (ok.verdict()) {
       case ACCEPTED -> c.accepted.increment();
       case DUPLICATE -> c.duplicate.increment();

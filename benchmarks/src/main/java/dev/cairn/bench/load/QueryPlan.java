@@ -13,60 +13,72 @@ import java.util.Random;
 
 /**
  * Builds the query mix for the query scenario from a generated (and preloaded) event file: one JSON
- * per line, {@code {"name":..., "filter":{...}, "expect":n?}}. Types: by author, by kind+since, by #t
- * tag (each with limit 100 and 500) and by ids (20 ids of regular events, all expected back).
+ * per line, {@code {"type":..., "filter":{...}, "ids":[...]?}}. Exactly four shapes, equally often:
  *
- * <pre>QueryPlan --file preload.jsonl --out queries.jsonl [--per-type 50] [--seed 1]</pre>
+ * <ul>
+ *   <li>{@code author}: {@code {"authors":[pk],"limit":100}}, pk drawn like a random stored event's author;
+ *   <li>{@code kinds+since}: {@code {"kinds":[1],"since":t,"limit":500}}, t in the newest 5–25% of the store;
+ *   <li>{@code tag}: {@code {"#t":[tag],"limit":100}}, one of the 20 most used hashtags;
+ *   <li>{@code ids}: {@code {"ids":[20 ids]}} of stored regular events: every one must come back.
+ * </ul>
+ *
+ * Only the first --max-events lines are used (what the preload stored).
+ *
+ * <pre>QueryPlan --file preload.jsonl --out queries.jsonl [--max-events N] [--per-type 100] [--seed 1]</pre>
  */
 public final class QueryPlan {
+  public static final List<String> TYPES = List.of("author", "kinds+since", "tag", "ids");
+
   public static void main(String[] argv) throws Exception {
     Args a = new Args(argv);
     Path file = Path.of(a.required("file"));
     Path out = Path.of(a.required("out"));
-    int perType = a.integer("per-type", 50);
+    int perType = a.integer("per-type", 100);
+    long max = a.lng("max-events", Long.MAX_VALUE);
     Random rnd = new Random(a.lng("seed", 1));
     JsonObject meta = new JsonObject(Files.readString(Path.of(file + ".meta.json")));
-    JsonArray pubkeys = meta.getJsonArray("pubkeys");
     JsonArray hashtags = meta.getJsonArray("hashtags");
-    long minT = meta.getLong("min_created_at");
-    long maxT = meta.getLong("max_created_at");
 
-    // reservoir of regular-event ids for the ids queries
-    List<String> ids = new ArrayList<>();
+    List<String> authors = new ArrayList<>(); // one entry per event: drawing from it follows author activity
+    List<String> ids = new ArrayList<>(); // reservoir of regular-event ids
+    long minT = Long.MAX_VALUE;
+    long maxT = Long.MIN_VALUE;
     int seen = 0;
     int want = perType * 20;
+    long read = 0;
     try (EventFile f = new EventFile(file)) {
       List<EventLine> batch;
-      while (!(batch = f.next(50_000)).isEmpty()) {
+      while (read < max && !(batch = f.next((int) Math.min(50_000, max - read))).isEmpty()) {
+        read += batch.size();
         for (EventLine e : batch) {
-          if (e.address() != null) continue;
+          authors.add(e.pubkey());
+          minT = Math.min(minT, e.createdAt());
+          maxT = Math.max(maxT, e.createdAt());
+          if (e.address() != null) continue; // replaceable versions may be gone
           seen++;
-          if (ids.size() < want) ids.add(e.id());
-          else {
+          if (ids.size() < want) {
+            ids.add(e.id());
+          } else {
             int j = rnd.nextInt(seen);
             if (j < want) ids.set(j, e.id());
           }
         }
       }
     }
+    if (ids.size() < 20) throw new IllegalArgumentException("fewer than 20 regular events in " + file);
     List<JsonObject> qs = new ArrayList<>();
     for (int i = 0; i < perType; i++) {
-      for (int limit : new int[] {100, 500}) {
-        qs.add(q("by-author limit=" + limit, new JsonObject()
-            .put("authors", new JsonArray().add(pubkeys.getString(rnd.nextInt(Math.min(pubkeys.size(), 200)))))
-            .put("limit", limit)));
-        long since = maxT - (long) ((maxT - minT) * (0.05 + 0.2 * rnd.nextDouble()));
-        qs.add(q("kind+since limit=" + limit, new JsonObject()
-            .put("kinds", new JsonArray().add(1)).put("since", since).put("limit", limit)));
-        qs.add(q("by-tag limit=" + limit, new JsonObject()
-            .put("#t", new JsonArray().add(hashtags.getString(rnd.nextInt(Math.min(hashtags.size(), 20)))))
-            .put("limit", limit)));
-      }
-      if (ids.size() >= 20) {
-        JsonArray some = new JsonArray();
-        for (int k = 0; k < 20; k++) some.add(ids.get((i * 20 + k) % ids.size()));
-        qs.add(q("by-ids n=20", new JsonObject().put("ids", some)).put("expect", 20));
-      }
+      qs.add(q("author", new JsonObject()
+          .put("authors", new JsonArray().add(authors.get(rnd.nextInt(authors.size())))).put("limit", 100)));
+      long since = maxT - (long) ((maxT - minT) * (0.05 + 0.2 * rnd.nextDouble()));
+      qs.add(q("kinds+since", new JsonObject()
+          .put("kinds", new JsonArray().add(1)).put("since", since).put("limit", 500)));
+      qs.add(q("tag", new JsonObject()
+          .put("#t", new JsonArray().add(hashtags.getString(rnd.nextInt(Math.min(hashtags.size(), 20)))))
+          .put("limit", 100)));
+      JsonArray some = new JsonArray();
+      for (int k = 0; k < 20; k++) some.add(ids.get((i * 20 + k) % ids.size()));
+      qs.add(q("ids", new JsonObject().put("ids", some)).put("expect_ids", some));
     }
     Collections.shuffle(qs, rnd);
     try (BufferedWriter w = Files.newBufferedWriter(out, StandardCharsets.UTF_8)) {
@@ -75,10 +87,14 @@ public final class QueryPlan {
         w.write('\n');
       }
     }
-    System.err.println("wrote " + qs.size() + " queries to " + out);
+    System.err.println("wrote " + qs.size() + " queries (" + perType + " of each of " + TYPES + ") over the first "
+        + read + " events to " + out);
   }
 
-  private static JsonObject q(String name, JsonObject filter) {
-    return new JsonObject().put("name", name).put("filter", filter);
+  private static JsonObject q(String type, JsonObject filter) {
+    // "name" and "expect" keep the file readable by the Gatling QuerySimulation too
+    JsonObject q = new JsonObject().put("type", type).put("name", type).put("filter", filter);
+    if (filter.containsKey("ids")) q.put("expect", filter.getJsonArray("ids").size());
+    return q;
   }
 }

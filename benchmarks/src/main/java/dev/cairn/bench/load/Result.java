@@ -12,6 +12,8 @@ import java.util.List;
 /**
  * One scenario's figures: printed as a human line plus {@code RESULT <json>}, and appended to
  * {@code --result-file} (JSON lines) for the Markdown summary. {@code errors} non-empty = failed run.
+ * {@code --relay-name NAME} (run.sh: "Cairn", "strfry", ...) is recorded as {@code relay}: the summary
+ * puts the relays of one run side by side.
  */
 public final class Result {
   private final JsonObject json = new JsonObject();
@@ -40,6 +42,14 @@ public final class Result {
     errors.add(message);
   }
 
+  public List<String> errors() {
+    return List.copyOf(errors);
+  }
+
+  public JsonObject json() {
+    return json;
+  }
+
   public boolean failed() {
     return !errors.isEmpty();
   }
@@ -51,6 +61,8 @@ public final class Result {
 
   /** Prints and records; returns the process exit status (0 ok, 1 failed). */
   public int finish(Args args) {
+    String relay = args.str("relay-name", null);
+    if (relay != null && !json.containsKey("relay")) json.put("relay", relay);
     json.put("ok", errors.isEmpty());
     if (!errors.isEmpty()) json.put("errors", new io.vertx.core.json.JsonArray(new ArrayList<Object>(errors)));
     String line = json.encode();

@@ -1,0 +1,162 @@
+package dev.cairn.bench.load;
+
+import java.io.BufferedReader;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * sse (Cairn's change feed, docs/feed.md): after the store was preloaded with the first --max-events
+ * events of --file (IngestLoad --preload), reads the feed's high seq (the {@code reset} frame of a stream
+ * opened without a cursor), then opens {@code GET /v1/events?since=0} and times the replay until the
+ * frame of that seq arrives. Frames are {@code id: <epoch>:<seq>} / {@code event: stored} /
+ * {@code data: {"seq","ts","event"}}. Reports stored events/s over the replay and the time to the first
+ * frame. Fails when a preloaded event has no {@code stored} frame, the stream ends early or errs, or the
+ * replay takes longer than --timeout seconds.
+ *
+ * <pre>SseLoad --url ws://127.0.0.1:PORT --file preload.jsonl [--max-events N] [--timeout 120]
+ *         [--relay-name NAME] [--result-file f.jsonl]</pre>
+ */
+public final class SseLoad {
+  private static final Pattern HIGH_SEQ = Pattern.compile("\"high_seq\"\\s*:\\s*(\\d+)");
+
+  public static void main(String[] argv) throws Exception {
+    System.exit(run(new Args(argv)));
+  }
+
+  static String httpBase(String wsUrl) {
+    URI u = URI.create(wsUrl);
+    String scheme = "wss".equals(u.getScheme()) ? "https" : "http";
+    return scheme + "://" + u.getHost() + (u.getPort() > 0 ? ":" + u.getPort() : "");
+  }
+
+  public static int run(Args a) throws Exception {
+    String url = a.relayUrl();
+    String base = httpBase(url);
+    long timeoutS = a.lng("timeout", 120);
+    List<EventLine> lines = EventFile.readAll(Path.of(a.required("file")), a.integer("max-events", Integer.MAX_VALUE));
+    Set<String> expected = new HashSet<>();
+    for (EventLine e : lines) expected.add(e.id());
+    Result r = new Result("sse", "java").put("level", "replay").put("url", base + "/v1/events?since=0")
+        .put("events_preloaded", expected.size());
+    HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+        .connectTimeout(Duration.ofSeconds(10)).build();
+
+    // the high seq, once the feed has caught up with the preload (its rows are inserted after each commit)
+    long high = -1;
+    long probeUntil = System.nanoTime() + 30_000_000_000L;
+    while (System.nanoTime() < probeUntil) {
+      long h = highSeq(http, base);
+      if (h >= expected.size() && h == high) break;
+      high = h;
+      Thread.sleep(300);
+    }
+    if (high < 0) {
+      r.error("no reset frame with a high_seq from " + base + "/v1/events (is this Cairn?)");
+      return r.finish(a);
+    }
+
+    long t0 = System.nanoTime();
+    long firstFrame = 0;
+    long lastSeq = -1;
+    long storedFrames = 0;
+    long otherFrames = 0;
+    Set<String> seen = new HashSet<>();
+    long bytes = 0;
+    String ended = null;
+    HttpRequest req = HttpRequest.newBuilder(URI.create(base + "/v1/events?since=0"))
+        .header("Accept", "text/event-stream").timeout(Duration.ofSeconds(timeoutS)).GET().build();
+    HttpResponse<InputStream> resp = http.send(req, HttpResponse.BodyHandlers.ofInputStream());
+    if (resp.statusCode() != 200) {
+      r.error("GET /v1/events?since=0 answered " + resp.statusCode());
+      resp.body().close();
+      return r.finish(a);
+    }
+    long deadline = t0 + timeoutS * 1_000_000_000L;
+    try (BufferedReader in = new BufferedReader(new InputStreamReader(resp.body(), StandardCharsets.UTF_8), 1 << 16)) {
+      String type = null;
+      long seq = -1;
+      String line;
+      while (true) {
+        if (System.nanoTime() > deadline) {
+          ended = "timeout";
+          break;
+        }
+        line = in.readLine();
+        if (line == null) {
+          ended = "stream ended";
+          break;
+        }
+        bytes += line.length() + 1;
+        if (line.startsWith("id: ")) {
+          int colon = line.lastIndexOf(':');
+          seq = Long.parseLong(line.substring(colon + 1).trim());
+        } else if (line.startsWith("event: ")) {
+          type = line.substring(7).trim();
+        } else if (line.startsWith("data: ")) {
+          if (firstFrame == 0) firstFrame = System.nanoTime();
+          if ("stored".equals(type)) {
+            storedFrames++;
+            String id = Frames.eventId(line);
+            if (id != null && expected.contains(id)) seen.add(id);
+          } else {
+            otherFrames++;
+          }
+        } else if (line.isEmpty()) {
+          // rows only: a heartbeat or reset id is a cursor, not a row
+          if (seq >= 0 && ("stored".equals(type) || "deleted".equals(type))) lastSeq = Math.max(lastSeq, seq);
+          if (lastSeq >= high) break;
+          type = null;
+          seq = -1;
+        }
+      }
+    } catch (java.io.IOException e) {
+      ended = "read error: " + e;
+    }
+    long t1 = System.nanoTime();
+    double secs = Math.max(1e-6, (t1 - t0) / 1e9);
+    r.put("high_seq", high).put("last_seq", lastSeq).put("stored_frames", storedFrames).put("other_frames", otherFrames)
+        .put("preloaded_seen", seen.size()).put("seconds", Result.round(secs))
+        .put("first_frame_ms", firstFrame == 0 ? null : Result.round((firstFrame - t0) / 1e6))
+        .put("events_per_s", Result.round(storedFrames / secs)).put("mb_per_s", Result.round(bytes / 1048576.0 / secs));
+    System.out.printf(Locale.ROOT, "sse replay of %d events (high seq %d): %d stored frames in %.2f s = %.0f events/s, "
+        + "%.1f MB/s, first frame after %s ms%n", expected.size(), high, storedFrames, secs, storedFrames / secs,
+        bytes / 1048576.0 / secs, firstFrame == 0 ? "n/a" : String.format(Locale.ROOT, "%.1f", (firstFrame - t0) / 1e6));
+    if (lastSeq < high) r.error("the replay stopped at seq " + lastSeq + " of " + high + " (" + ended + ")");
+    if (seen.size() < expected.size()) {
+      r.error((expected.size() - seen.size()) + " preloaded events had no stored frame in the replay");
+    }
+    return r.finish(a);
+  }
+
+  /** The high_seq of the reset frame a stream without a cursor starts with; -1 when there is none. */
+  static long highSeq(HttpClient http, String base) throws Exception {
+    HttpRequest req = HttpRequest.newBuilder(URI.create(base + "/v1/events"))
+        .header("Accept", "text/event-stream").timeout(Duration.ofSeconds(10)).GET().build();
+    HttpResponse<InputStream> resp = http.send(req, HttpResponse.BodyHandlers.ofInputStream());
+    try (BufferedReader in = new BufferedReader(new InputStreamReader(resp.body(), StandardCharsets.UTF_8))) {
+      if (resp.statusCode() != 200) return -1;
+      String line;
+      long until = System.nanoTime() + 10_000_000_000L;
+      while (System.nanoTime() < until && (line = in.readLine()) != null) {
+        if (line.startsWith("data: ")) {
+          Matcher m = HIGH_SEQ.matcher(line);
+          if (m.find()) return Long.parseLong(m.group(1));
+        }
+      }
+    }
+    return -1;
+  }
+}
