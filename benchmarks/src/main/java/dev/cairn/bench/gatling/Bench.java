@@ -21,10 +21,14 @@ final class Bench {
     return v;
   }
 
-  /** Where RESULT lines go: -DresultFile. */
+  /** Where RESULT lines go: -DresultFile; -DrelayName labels them (the summary's relay column). */
   static Args resultArgs() {
+    java.util.List<String> args = new java.util.ArrayList<>();
     String f = System.getProperty("resultFile");
-    return new Args(f == null ? new String[0] : new String[] {"--result-file", f});
+    if (f != null) args.addAll(java.util.List.of("--result-file", f));
+    String relay = System.getProperty("relayName");
+    if (relay != null && !relay.isBlank()) args.addAll(java.util.List.of("--relay-name", relay));
+    return new Args(args.toArray(String[]::new));
   }
 
   static int integer(String name, int def) {

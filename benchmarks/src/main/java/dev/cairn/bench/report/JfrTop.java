@@ -24,7 +24,7 @@ import jdk.jfr.consumer.RecordingFile;
  * native sample per period for the whole JVM, so JNI work (SQLite, libsecp256k1) is under-counted in the
  * sample tables; the per-thread CPU table has no such bias.
  *
- * <pre>JfrTop --file relay.jfr [--top 12] [--events N | --results results.jsonl]</pre>
+ * <pre>JfrTop --file relay.jfr [--top 12] [--events N | --results results.jsonl [--relay NAME] [--scenario S]]</pre>
  * With the number of events stored during the recording (--events, or the sum of "accepted" in a
  * run's RESULT lines), the categories also show samples per 1000 events.
  */
@@ -34,9 +34,15 @@ public final class JfrTop {
     int top = a.integer("top", 12);
     long events = a.lng("events", 0);
     String resultsFile = a.str("results", null);
+    String relay = a.str("relay", null); // only this relay's RESULT lines (run.sh: the recorded Cairn)
+    String scenario = a.str("scenario", null); // only this scenario's (the one the recording covers)
     if (events == 0 && resultsFile != null && java.nio.file.Files.exists(Path.of(resultsFile))) {
       for (String line : java.nio.file.Files.readAllLines(Path.of(resultsFile))) {
-        if (!line.isBlank()) events += new io.vertx.core.json.JsonObject(line).getLong("accepted", 0L);
+        if (line.isBlank()) continue;
+        io.vertx.core.json.JsonObject r = new io.vertx.core.json.JsonObject(line);
+        if (relay != null && !relay.equals(r.getString("relay", relay))) continue;
+        if (scenario != null && !scenario.equals(r.getString("scenario"))) continue;
+        events += r.getLong("accepted", 0L);
       }
     }
     Map<String, Long> self = new HashMap<>();
