@@ -84,9 +84,10 @@ if [ $QUICK = 1 ]; then
   JMH_ARGS=(-f 1 -wi 2 -w 1s -i 3 -r 1s); : "${JMH_SELECT:=VerifyBench}"; JMH_CEILING='VerifyBench.bareLibsecp256k1'
 else
   MODE=full
-  : "${MAIN_EVENTS:=600000}" "${MAIN_AUTHORS:=5000}" "${INGEST_DURATION:=30}" "${FANOUT_DURATION:=30}"
-  : "${FANOUT_DRAIN_MAX:=120}" "${QUERY_PRELOAD:=200000}" "${QUERY_DURATION:=60}" "${IDLE_CONNS:=10000}"
-  : "${IDLE_HOLD:=15}" "${SSE_EVENTS:=50000}" "${OUTBOX_RATE:=5000}" "${OUTBOX_DURATION:=20}"
+  # fan-out: 10 s at 2,000/s is already 4M deliveries to drain (strfry ~37k/s, Cairn less on 2 cores)
+  : "${MAIN_EVENTS:=600000}" "${MAIN_AUTHORS:=5000}" "${INGEST_DURATION:=30}" "${FANOUT_DURATION:=10}"
+  : "${FANOUT_DRAIN_MAX:=180}" "${QUERY_PRELOAD:=200000}" "${QUERY_DURATION:=60}" "${IDLE_CONNS:=10000}"
+  : "${IDLE_HOLD:=15}" "${SSE_EVENTS:=50000}" "${OUTBOX_RATE:=5000}" "${OUTBOX_DURATION:=10}"
   JMH_ARGS=()
   : "${JMH_SELECT:=EventPipelineBench|VerifyBench|SubscriptionMatchBench|GroupCommitBench|FrameEncodingBench|SseFrameBench}"
   JMH_CEILING='VerifyBench.bareLibsecp256k1'

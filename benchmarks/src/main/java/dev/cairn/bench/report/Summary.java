@@ -154,7 +154,8 @@ public final class Summary {
             f("duplicated on connected subscribers", "duplicated", Better.INFO),
             f("relay RSS at start MB", "rss_start_mb", Better.LOWER),
             f("relay RSS max MB", "rss_max_mb", Better.LOWER),
-            f("drain s", "drain_seconds", Better.INFO)),
+            f("drain s", "drain_seconds", Better.INFO),
+            f("drain cut off while deliveries still arrived", "drain_cut_off", Better.INFO)),
         r -> r.getString("close_reasons") == null ? null : "closed subscribers: " + r.getString("close_reasons"));
 
     // query
