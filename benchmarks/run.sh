@@ -25,8 +25,8 @@
 #
 # Sizes come from the environment when set (e.g. INGEST_DURATION=2 FANOUT_DURATION=2 run.sh --quick):
 #   MAIN_EVENTS MAIN_AUTHORS INGEST_LEVELS INGEST_DURATION FANOUT_SUBS FANOUT_PUBLISHERS FANOUT_LEVELS
-#   FANOUT_DURATION FANOUT_DRAIN_MAX QUERY_PRELOAD QUERY_CONNS QUERY_DURATION IDLE_CONNS IDLE_HOLD
-#   SSE_EVENTS OUTBOX_RATE OUTBOX_DURATION JMH_SELECT
+#   FANOUT_DURATION FANOUT_OVERLOAD_DURATION FANOUT_DRAIN_MAX QUERY_PRELOAD QUERY_CONNS QUERY_DURATION
+#   IDLE_CONNS IDLE_HOLD SSE_EVENTS OUTBOX_RATE OUTBOX_DURATION JMH_SELECT
 #
 # Exit status: 0 when every scenario ran and passed its checks on every relay, 1 otherwise.
 set -uo pipefail
@@ -61,7 +61,7 @@ while [ $# -gt 0 ]; do
     --jar) JAR="$2"; BUILD_CAIRN=0; shift ;;
     --keep) KEEP=1 ;;
     --jfr) JFR=1 ;;
-    -h|--help) sed -n '2,33p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,31p' "$0"; exit 0 ;;
     *) echo "unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -79,6 +79,7 @@ LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
 if [ $QUICK = 1 ]; then
   MODE=quick
   : "${MAIN_EVENTS:=30000}" "${MAIN_AUTHORS:=300}" "${INGEST_DURATION:=4}" "${FANOUT_DURATION:=2}"
+  : "${FANOUT_OVERLOAD_DURATION:=1}"   # 2,000 events x 200 subscribers = 400k deliveries to drain
   : "${FANOUT_DRAIN_MAX:=120}" "${QUERY_PRELOAD:=20000}" "${QUERY_DURATION:=5}" "${IDLE_CONNS:=1000}"
   : "${IDLE_HOLD:=3}" "${SSE_EVENTS:=10000}" "${OUTBOX_RATE:=1000}" "${OUTBOX_DURATION:=3}"
   JMH_ARGS=(-f 1 -wi 2 -w 1s -i 3 -r 1s); : "${JMH_SELECT:=VerifyBench}"; JMH_CEILING='VerifyBench.bareLibsecp256k1'
@@ -88,6 +89,7 @@ else
   : "${MAIN_EVENTS:=600000}" "${MAIN_AUTHORS:=5000}" "${INGEST_DURATION:=30}" "${FANOUT_DURATION:=10}"
   : "${FANOUT_DRAIN_MAX:=180}" "${QUERY_PRELOAD:=200000}" "${QUERY_DURATION:=60}" "${IDLE_CONNS:=10000}"
   : "${IDLE_HOLD:=15}" "${SSE_EVENTS:=50000}" "${OUTBOX_RATE:=5000}" "${OUTBOX_DURATION:=10}"
+  : "${FANOUT_OVERLOAD_DURATION:=$FANOUT_DURATION}"
   JMH_ARGS=()
   : "${JMH_SELECT:=EventPipelineBench|VerifyBench|SubscriptionMatchBench|GroupCommitBench|FrameEncodingBench|SseFrameBench}"
   JMH_CEILING='VerifyBench.bareLibsecp256k1'
@@ -251,7 +253,11 @@ run_step() {
 on_relays() {
   local tag=$1 fn=$2 i
   for i in "${!R_NAME[@]}"; do
-    log "$tag on ${R_NAME[$i]}: starting a fresh relay"
+    if [ "${R_KIND[$i]}" = external ]; then
+      log "$tag on ${R_NAME[$i]}: the running relay at ${R_URL[$i]} (its store is not reset)"
+    else
+      log "$tag on ${R_NAME[$i]}: starting a fresh relay"
+    fi
     if ! relay_up "$i" "$tag"; then FAILED+=("$tag on ${R_NAME[$i]}: the relay did not start"); continue; fi
     "$fn" "$i"
     relay_down "$i"
@@ -300,16 +306,17 @@ wants ingest && on_relays ingest ingest_on
 # ------------------------------------------------------------------ fanout: one fresh relay per level
 if wants fanout; then
   for LV in ${FANOUT_LEVELS//,/ }; do
-    LV_NAME=${LV%%:*}; LV_RATE=${LV#*:}
+    LV_NAME=${LV%%:*}; LV_RATE=${LV#*:}; LV_DUR=$FANOUT_DURATION
+    [ "$LV_NAME" = overload ] && LV_DUR=$FANOUT_OVERLOAD_DURATION
     # dated from now on: the subscribers' "since" sees only these
-    run_step 0 "generate fan-out events for $LV_NAME ($LV_RATE/s x $FANOUT_DURATION s)" gen "$WORK/fanout-$LV_NAME.jsonl" \
-      "$(ceil_mul "$LV_RATE" "$FANOUT_DURATION")" 500 $((SEED + 1)) --base-time "$(date +%s)" --spread 120 --mix 1:70,7:30
+    run_step 0 "generate fan-out events for $LV_NAME ($LV_RATE/s x $LV_DUR s)" gen "$WORK/fanout-$LV_NAME.jsonl" \
+      "$(ceil_mul "$LV_RATE" "$LV_DUR")" 500 $((SEED + 1)) --base-time "$(date +%s)" --spread 120 --mix 1:70,7:30
     fanout_on() {
       tool_args "$1"
-      run_step "$1" "fanout $LV_NAME on ${R_NAME[$1]} ($FANOUT_SUBS subscribers, $LV_RATE events/s offered for $FANOUT_DURATION s)" \
+      run_step "$1" "fanout $LV_NAME on ${R_NAME[$1]} ($FANOUT_SUBS subscribers, $LV_RATE events/s offered for $LV_DUR s)" \
         "${JAVA[@]}" -Xmx3g dev.cairn.bench.load.FanoutLoad "${TOOL_ARGS[@]}" "${PID_ARGS[@]}" \
         --file "$WORK/fanout-$LV_NAME.jsonl" --levels "$LV" --subscribers "$FANOUT_SUBS" \
-        --publishers "$FANOUT_PUBLISHERS" --duration "$FANOUT_DURATION" --drain-max "$FANOUT_DRAIN_MAX"
+        --publishers "$FANOUT_PUBLISHERS" --duration "$LV_DUR" --drain-max "$FANOUT_DRAIN_MAX"
     }
     on_relays "fanout-$LV_NAME" fanout_on
   done
