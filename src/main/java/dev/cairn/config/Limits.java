@@ -17,7 +17,8 @@ public record Limits(
     boolean restrictedWrites,
     long createdAtLower,
     long createdAtUpper,
-    long slowConsumerTimeoutMillis) {
+    long slowConsumerTimeoutMillis,
+    long maxOutboundBytes) {
 
   static Limits from(JsonObject j) {
     return new Limits(
@@ -34,7 +35,15 @@ public record Limits(
         j.getBoolean("restricted_writes"),
         j.getLong("created_at_lower"),
         j.getLong("created_at_upper"),
-        Durations.parse("limits.slow_consumer_timeout", j.getString("slow_consumer_timeout")).toMillis());
+        Durations.parse("limits.slow_consumer_timeout", j.getString("slow_consumer_timeout")).toMillis(),
+        positive("limits.max_outbound_bytes", j.getLong("max_outbound_bytes")));
+  }
+
+  private static long positive(String key, Long v) {
+    if (v == null || v <= 0) {
+      throw new ConfigException(key + " must be a positive number of bytes, got " + v);
+    }
+    return v;
   }
 
   /** NIP-11 {@code limitation} object. */

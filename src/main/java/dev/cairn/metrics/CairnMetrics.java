@@ -48,6 +48,11 @@ public final class CairnMetrics implements ChannelMetrics {
     return meters.tenantGauge("cairn_subscriptions", tenant);
   }
 
+  /** A slow consumer closed ({@code kind}: ws or sse), CONTRACT section 7. */
+  public void slowConsumerClosed(String kind) {
+    meters.counter("cairn_slow_consumer_closed_total", "kind", kind).increment();
+  }
+
   @Override
   public void channelFull(String channel) {
     meters.counter("cairn_channel_full_total", "channel", channel).increment();

@@ -17,12 +17,12 @@ import dev.cairn.tree.Inbox;
 import dev.cairn.tree.OrderedSender;
 import dev.cairn.tree.Supervised;
 import io.vertx.core.Future;
-import java.util.ArrayList;
+import dev.cairn.nostr.EventBytes;
+import dev.cairn.store.StoredEvent;
+import java.util.Arrays;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * Per-connection protocol state: parses client frames, enforces the per-connection limits and
@@ -42,7 +42,8 @@ final class ConnWorker extends Supervised {
   private static final class ConnState {
     final String tenant;
     final int listener;
-    final Set<String> subIds = new HashSet<>();
+    /** Open subscriptions: sub id -> its EVENT frame prefix, built once. */
+    final Map<String, byte[]> subs = new HashMap<>(4);
     /** NIP-42: the challenge issued to this connection (null until needed) and who it proved to be. */
     String challenge;
     String authedPubkey;
@@ -71,19 +72,15 @@ final class ConnWorker extends Supervised {
     return listeners.computeIfAbsent(i, x -> channels.open("conn-worker->listener", Addresses.listener(x)));
   }
 
-  private void write(long connId, ConnState c, List<String> frames) {
-    listener(c.listener).sendOwed(new ListenerInbox.Write(connId, frames));
-  }
-
-  private void write(long connId, ConnState c, String frame) {
-    write(connId, c, List.of(frame));
+  private void write(long connId, ConnState c, byte[] message) {
+    listener(c.listener).sendOwed(ListenerInbox.Write.of(connId, message));
   }
 
   private void handle(ConnWorkerInbox msg) {
     if (msg instanceof ConnWorkerInbox.Parse p) {
       ConnState c = conns.get(p.connId());
       if (c != null) {
-        parse(p.connId(), c, p.text());
+        parse(p.connId(), c, p.message());
       }
       return;
     }
@@ -109,6 +106,10 @@ final class ConnWorker extends Supervised {
       conns.remove(d.connId());
       return;
     }
+    if (msg instanceof ConnWorkerInbox.Live l) {
+      live(l);
+      return;
+    }
     long connId = connIdOf(msg);
     ConnState c = conns.get(connId);
     if (c == null) {
@@ -116,22 +117,25 @@ final class ConnWorker extends Supervised {
     }
     if (msg instanceof ConnWorkerInbox.Ok o) {
       write(connId, c, RelayMessages.ok(o.eventId(), o.accepted(), o.message()));
-    } else if (msg instanceof ConnWorkerInbox.Live l) {
-      List<String> frames = new ArrayList<>(l.subIds().size());
-      for (String subId : l.subIds()) {
-        frames.add(RelayMessages.event(subId, l.eventJson()));
-      }
-      write(connId, c, frames);
     } else if (msg instanceof ConnWorkerInbox.History h) {
-      List<String> frames = new ArrayList<>(h.eventJsons().size() + h.heldLive().size() + 1);
-      for (String json : h.eventJsons()) {
-        frames.add(RelayMessages.event(h.subId(), json));
+      byte[] prefix = c.subs.get(h.subId());
+      if (prefix == null) {
+        prefix = RelayMessages.eventPrefix(h.subId()); // closed meanwhile; the answer still goes out
       }
-      frames.add(RelayMessages.eose(h.subId()));
-      for (String json : h.heldLive()) {
-        frames.add(RelayMessages.event(h.subId(), json));
+      int n = h.events().size() + 1 + h.heldLive().size();
+      byte[][] heads = new byte[n][];
+      byte[][] events = new byte[n][];
+      int i = 0;
+      for (StoredEvent e : h.events()) {
+        heads[i] = prefix;
+        events[i++] = e.json();
       }
-      write(connId, c, frames);
+      heads[i++] = RelayMessages.eose(h.subId());
+      for (byte[] json : h.heldLive()) {
+        heads[i] = prefix;
+        events[i++] = json;
+      }
+      listener(c.listener).sendOwed(new ListenerInbox.Write(connId, heads, events));
     } else if (msg instanceof ConnWorkerInbox.Authenticated a) {
       if (a.ok()) {
         c.authedPubkey = a.pubkey();
@@ -140,16 +144,62 @@ final class ConnWorker extends Supervised {
     } else if (msg instanceof ConnWorkerInbox.Counted n) {
       write(connId, c, RelayMessages.count(n.subId(), n.count()));
     } else if (msg instanceof ConnWorkerInbox.Refused r) {
-      c.subIds.remove(r.subId());
+      c.subs.remove(r.subId());
       write(connId, c, RelayMessages.closed(r.subId(), r.message()));
+    }
+  }
+
+  /**
+   * One live event for some of this worker's connections: one message per listener, each
+   * connection getting the event bytes behind its subscriptions' prefixes (shared, not copied).
+   */
+  private void live(ConnWorkerInbox.Live l) {
+    Map<Integer, LiveOut> byListener = new HashMap<>(4);
+    for (SubscriptionRegistry.Match m : l.matches()) {
+      ConnState c = conns.get(m.connId());
+      if (c == null) {
+        continue;
+      }
+      LiveOut out = byListener.computeIfAbsent(c.listener, x -> new LiveOut(l.matches().size()));
+      for (String subId : m.live()) {
+        byte[] prefix = c.subs.get(subId);
+        if (prefix != null) {
+          out.add(m.connId(), prefix);
+        }
+      }
+    }
+    byListener.forEach((listener, out) -> {
+      if (out.size > 0) {
+        listener(listener).sendOwed(new ListenerInbox.Deliver(l.event(), Arrays.copyOf(out.conns, out.size),
+            Arrays.copyOf(out.heads, out.size)));
+      }
+    });
+  }
+
+  /** The connections and prefixes one listener gets for one live event. */
+  private static final class LiveOut {
+    long[] conns;
+    byte[][] heads;
+    int size;
+
+    LiveOut(int hint) {
+      conns = new long[Math.max(2, hint)];
+      heads = new byte[conns.length][];
+    }
+
+    void add(long conn, byte[] head) {
+      if (size == conns.length) {
+        conns = Arrays.copyOf(conns, size * 2);
+        heads = Arrays.copyOf(heads, size * 2);
+      }
+      conns[size] = conn;
+      heads[size++] = head;
     }
   }
 
   private static long connIdOf(ConnWorkerInbox msg) {
     if (msg instanceof ConnWorkerInbox.Ok o) {
       return o.connId();
-    } else if (msg instanceof ConnWorkerInbox.Live l) {
-      return l.connId();
     } else if (msg instanceof ConnWorkerInbox.History h) {
       return h.connId();
     } else if (msg instanceof ConnWorkerInbox.Counted n) {
@@ -162,8 +212,8 @@ final class ConnWorker extends Supervised {
     throw new IllegalStateException("unexpected conn-worker message " + msg);
   }
 
-  private void parse(long connId, ConnState c, String text) {
-    if (Utf8.length(text, limits.maxMessageLength()) > limits.maxMessageLength()) {
+  private void parse(long connId, ConnState c, byte[] text) {
+    if (text.length > limits.maxMessageLength()) {
       write(connId, c, RelayMessages.notice("invalid: message is longer than " + limits.maxMessageLength() + " bytes"));
       listener(c.listener).sendOwed(new ListenerInbox.Close(connId, (short) 1009, "message too big"));
       return;
@@ -188,7 +238,7 @@ final class ConnWorker extends Supervised {
     } else if (m instanceof ClientMessage.CountMessage cm) {
       subscribe(connId, c, cm.subId(), cm.filters(), true);
     } else if (m instanceof ClientMessage.CloseMessage close) {
-      if (c.subIds.remove(close.subId())) {
+      if (c.subs.remove(close.subId()) != null) {
         toManager.send(new NetworkInbox.Unsubscribe(connId, close.subId()), inbox);
       }
     } else if (m instanceof ClientMessage.AuthMessage auth) {
@@ -246,7 +296,7 @@ final class ConnWorker extends Supervised {
       challenge(connId, c);
       return;
     }
-    if (Utf8.length(e.content(), limits.maxContentLength()) > limits.maxContentLength()) {
+    if (utf8Length(e.bytes()) > limits.maxContentLength()) {
       write(connId, c, RelayMessages.ok(e.id(), false,
           "invalid: content is longer than " + limits.maxContentLength() + " bytes"));
       return;
@@ -264,14 +314,29 @@ final class ConnWorker extends Supervised {
       return;
     }
     if (!count) {
-      if (!c.subIds.contains(subId) && c.subIds.size() >= limits.maxSubscriptions()) {
+      if (!c.subs.containsKey(subId) && c.subs.size() >= limits.maxSubscriptions()) {
         write(connId, c, RelayMessages.closed(subId,
             "rate-limited: too many open subscriptions (max " + limits.maxSubscriptions() + "), close one first"));
         return;
       }
-      c.subIds.add(subId);
+      c.subs.computeIfAbsent(subId, RelayMessages::eventPrefix);
     }
     toManager.send(new NetworkInbox.Subscribe(connId, subId, filters, count), inbox);
   }
 
+  /**
+   * The UTF-8 length of the content as received: its slice of the stored JSON less the quotes, counting
+   * each escape as the one byte it stands for (&#92;u00XX escapes too).
+   */
+  private static int utf8Length(EventBytes b) {
+    byte[] json = b.json();
+    int n = 0;
+    for (int i = b.contentFrom() + 1, end = b.contentTo() - 1; i < end; i++) {
+      if (json[i] == '\\') {
+        i += json[i + 1] == 'u' ? 5 : 1;
+      }
+      n++;
+    }
+    return n;
+  }
 }

@@ -1,5 +1,6 @@
 package dev.cairn.network;
 
+import dev.cairn.store.StoredEvent;
 import dev.cairn.tree.TreeMessage;
 import java.util.List;
 
@@ -9,19 +10,21 @@ public sealed interface ConnWorkerInbox extends TreeMessage {
 
   record Detach(long connId) implements ConnWorkerInbox {}
 
-  /** A text message, or null for a binary one (which NIP-01 does not use). */
+  /** A message the listener could not pass on as text: answered with a NOTICE, closed when {@code closeCode > 0}. */
   record BadFrame(long connId, String notice, short closeCode) implements ConnWorkerInbox {}
 
-  record Parse(long connId, String text) implements ConnWorkerInbox {}
+  /** One client message: UTF-8 bytes, already checked to be valid UTF-8. */
+  record Parse(long connId, byte[] message) implements ConnWorkerInbox {}
 
   record Ok(long connId, String eventId, boolean accepted, String message) implements ConnWorkerInbox {}
 
-  /** History answer: stored events (already JSON) then EOSE, then live events held back meanwhile. */
-  record History(long connId, String subId, List<String> eventJsons, List<String> heldLive) implements ConnWorkerInbox {}
+  /** History answer: stored events then EOSE, then the live events held back meanwhile (event JSON). */
+  record History(long connId, String subId, List<StoredEvent> events, List<byte[]> heldLive) implements ConnWorkerInbox {}
 
   record Authenticated(long connId, String eventId, String pubkey, boolean ok, String message) implements ConnWorkerInbox {}
 
-  record Live(long connId, List<String> subIds, String eventJson) implements ConnWorkerInbox {}
+  /** One live event for this worker's connections: each match names the connection and the sub ids it wants it on. */
+  record Live(byte[] event, List<SubscriptionRegistry.Match> matches) implements ConnWorkerInbox {}
 
   record Counted(long connId, String subId, long count) implements ConnWorkerInbox {}
 

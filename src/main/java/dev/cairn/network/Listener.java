@@ -9,12 +9,17 @@ import dev.cairn.tree.BoundedChannel;
 import dev.cairn.tree.Channels;
 import dev.cairn.tree.Inbox;
 import dev.cairn.tree.Supervised;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.vertx.core.Future;
+import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.ServerWebSocket;
+import io.vertx.core.http.WebSocketFrame;
+import io.vertx.core.internal.http.WebSocketInternal;
 import io.vertx.core.json.JsonObject;
 import io.vertx.core.net.OpenSSLEngineOptions;
 import io.vertx.core.net.PemKeyCertOptions;
@@ -32,6 +37,8 @@ import java.util.logging.Logger;
  */
 final class Listener extends Supervised {
   private static final Logger LOG = Logger.getLogger(Listener.class.getName());
+  /** How long a closed connection may take to answer the close frame before its TCP connection is cut. */
+  static final long CLOSE_GRACE_MS = 2_000;
 
   private final int index;
   private final CairnConfig.Bind bind;
@@ -50,18 +57,34 @@ final class Listener extends Supervised {
   private final int maxBuffered;
   private long nextConn = 1;
 
-  /** An accepted WebSocket and why it is paused, if it is. */
+  /** An accepted WebSocket, its outbound queue, and why it is paused, if it is. */
   private static final class Socket {
     final ServerWebSocket ws;
+    final WsOutput out;
     boolean pausedForCredit;
     boolean pausedForWrites;
+    /** Its input is refused (an oversized or malformed message): what it still sends is dropped. */
+    boolean inputClosed;
+    /** Closing: nothing more is queued for it. */
+    boolean closing;
     long slowTimer = -1;
+    long hardCloseTimer = -1;
     /** Fragments of the message being received, and whether it is binary. */
-    io.vertx.core.buffer.Buffer partial;
+    Buffer partial;
     boolean partialBinary;
 
-    Socket(ServerWebSocket ws) {
+    Socket(ServerWebSocket ws, WsOutput out) {
       this.ws = ws;
+      this.out = out;
+    }
+
+    void cancelTimers(io.vertx.core.Vertx vertx) {
+      if (slowTimer >= 0) {
+        vertx.cancelTimer(slowTimer);
+      }
+      if (hardCloseTimer >= 0) {
+        vertx.cancelTimer(hardCloseTimer);
+      }
     }
   }
 
@@ -106,6 +129,8 @@ final class Listener extends Supervised {
         .setPerFrameWebSocketCompressionSupported(false)
         // HTTP/1.1 only: WebSocket and SSE need it, and no client of ours benefits from an h2c upgrade
         .setHttp2ClearTextEnabled(false)
+        // a client that does not answer our close frame is cut off soon (seconds)
+        .setWebSocketClosingTimeout((int) Math.max(1, CLOSE_GRACE_MS / 1000))
         .setTcpNoDelay(true);
     if (!config.tlsCert().isEmpty()) {
       o.setSsl(true).setKeyCertOptions(new PemKeyCertOptions().setCertPath(config.tlsCert()).setKeyPath(config.tlsKey()));
@@ -186,35 +211,49 @@ final class Listener extends Supervised {
 
   private void accept(ServerWebSocket ws, String tenant) {
     long connId = ((long) index << 48) | nextConn++;
-    Socket s = new Socket(ws);
+    ChannelHandlerContext ctx = ((WebSocketInternal) ws).channelHandlerContext();
+    Socket s = new Socket(ws, new WsOutput(ctx));
     sockets.put(connId, s);
+    // Netty tells us when the socket drains; the handler runs on this listener's event loop.
+    ctx.pipeline().addBefore(ctx.name(), "cairn-drain", new ChannelInboundHandlerAdapter() {
+      @Override
+      public void channelWritabilityChanged(ChannelHandlerContext c) {
+        if (c.channel().isWritable()) {
+          drain(connId, s);
+        }
+        c.fireChannelWritabilityChanged();
+      }
+    });
     String remote = String.valueOf(ws.remoteAddress());
     up(s, new NetworkInbox.Opened(connId, tenant, index, remote));
     ws.frameHandler(frame -> frame(connId, s, frame));
     ws.exceptionHandler(t -> LOG.fine("connection " + remote + ": " + t));
     ws.closeHandler(v -> {
       Socket gone = sockets.remove(connId);
-      if (gone != null && gone.slowTimer >= 0) {
-        vertx.cancelTimer(gone.slowTimer);
+      if (gone != null) {
+        gone.cancelTimers(vertx);
+        gone.out.discard();
+        pausedForCredit.remove(gone);
       }
-      pausedForCredit.remove(gone);
       up(null, new NetworkInbox.Gone(connId));
     });
   }
 
   /**
    * Reassembles a message from its frames and checks it is UTF-8 text (RFC 6455: otherwise fail the
-   * connection with 1007). Oversized messages are cut off here, before they are buffered.
+   * connection with 1007). An oversized message is cut off here, before it is buffered: the client
+   * is told and the connection closed at once; whatever it still sends is ignored (the socket keeps
+   * being read, so the close handshake completes).
    */
-  private void frame(long connId, Socket s, io.vertx.core.http.WebSocketFrame frame) {
-    if (!frame.isText() && !frame.isBinary() && !frame.isContinuation()) {
-      return; // ping, pong and close are the transport's
+  private void frame(long connId, Socket s, WebSocketFrame frame) {
+    if (s.inputClosed || (!frame.isText() && !frame.isBinary() && !frame.isContinuation())) {
+      return; // closing, or ping, pong and close, which are the transport's
     }
     if (!frame.isContinuation()) {
       s.partial = null;
       s.partialBinary = frame.isBinary();
     }
-    io.vertx.core.buffer.Buffer data = frame.binaryData();
+    Buffer data = frame.binaryData();
     if (s.partial == null) {
       s.partial = frame.isFinal() ? data : data.copy();
     } else {
@@ -222,9 +261,9 @@ final class Listener extends Supervised {
     }
     if (s.partial.length() > maxBuffered) {
       s.partial = null;
+      s.inputClosed = true;
       up(s, new NetworkInbox.BadFrame(connId,
           "invalid: message is longer than " + config.limits().maxMessageLength() + " bytes", (short) 1009));
-      s.ws.pause();
       return;
     }
     if (!frame.isFinal()) {
@@ -236,12 +275,12 @@ final class Listener extends Supervised {
       up(s, new NetworkInbox.BadFrame(connId, "invalid: binary frames are not supported, send JSON text frames", (short) 0));
       return;
     }
-    String text = Utf8.decode(bytes);
-    if (text == null) {
+    if (!Utf8.isValid(bytes)) {
+      s.inputClosed = true;
       up(s, new NetworkInbox.BadFrame(connId, "invalid: message is not valid UTF-8", (short) 1007));
       return;
     }
-    up(s, new NetworkInbox.Frame(connId, text));
+    up(s, new NetworkInbox.Frame(connId, bytes));
   }
 
   /** Sends up in arrival order; without credit, pauses the socket that fed the message. */
@@ -279,24 +318,63 @@ final class Listener extends Supervised {
   }
 
   private void handle(ListenerInbox msg) {
-    if (msg instanceof ListenerInbox.Write w) {
+    if (msg instanceof ListenerInbox.Deliver d) {
+      byte[] event = d.event();
+      long[] conns = d.connIds();
+      byte[][] heads = d.heads();
+      for (int i = 0; i < conns.length; i++) {
+        Socket s = sockets.get(conns[i]);
+        if (s != null && !s.closing) {
+          s.out.add(heads[i], event);
+          // several frames of one connection in a row: write once, after the last
+          if (i + 1 == conns.length || conns[i + 1] != conns[i]) {
+            written(conns[i], s);
+          }
+        }
+      }
+    } else if (msg instanceof ListenerInbox.Write w) {
       Socket s = sockets.get(w.connId());
-      if (s == null) {
+      if (s == null || s.closing) {
         return;
       }
-      for (String frame : w.frames()) {
-        s.ws.writeTextMessage(frame);
+      for (int i = 0; i < w.heads().length; i++) {
+        s.out.add(w.heads()[i], w.events()[i]);
       }
-      if (s.ws.writeQueueFull() && !s.pausedForWrites) {
-        slowReader(w.connId(), s);
-      }
+      written(w.connId(), s);
     } else if (msg instanceof ListenerInbox.SseWrite w) {
       sse.write(w);
     } else if (msg instanceof ListenerInbox.Close c) {
       Socket s = sockets.get(c.connId());
       if (s != null) {
-        s.ws.close(c.code(), c.reason());
+        close(s, c.code(), c.reason());
       }
+    }
+  }
+
+  /** After queueing for {@code s}: write what the socket takes, and bound what it does not. */
+  private void written(long connId, Socket s) {
+    if (s.out.queuedBytes() > config.limits().maxOutboundBytes()) {
+      slowConsumer(s, "slow consumer: more than " + config.limits().maxOutboundBytes()
+          + " bytes waiting to be read");
+      return;
+    }
+    if (!s.out.drain() && !s.pausedForWrites) {
+      slowReader(connId, s);
+    }
+  }
+
+  /** The socket drained: write on, and let the client send again once nothing waits. */
+  private void drain(long connId, Socket s) {
+    if (!s.out.drain() || !s.pausedForWrites || s.closing) {
+      return;
+    }
+    s.pausedForWrites = false;
+    if (s.slowTimer >= 0) {
+      vertx.cancelTimer(s.slowTimer);
+      s.slowTimer = -1;
+    }
+    if (!s.pausedForCredit) {
+      s.ws.resume();
     }
   }
 
@@ -309,20 +387,40 @@ final class Listener extends Supervised {
     s.ws.pause();
     s.slowTimer = vertx.setTimer(config.limits().slowConsumerTimeoutMillis(), id -> {
       s.slowTimer = -1;
-      if (sockets.containsKey(connId) && s.pausedForWrites) {
-        LOG.info("closing slow consumer " + s.ws.remoteAddress());
-        s.ws.close((short) 1008, "slow consumer: not reading");
+      if (sockets.get(connId) == s && s.pausedForWrites) {
+        slowConsumer(s, "slow consumer: not reading for " + config.limits().slowConsumerTimeoutMillis() / 1000 + " s");
       }
     });
-    s.ws.drainHandler(v -> {
-      s.pausedForWrites = false;
-      if (s.slowTimer >= 0) {
-        vertx.cancelTimer(s.slowTimer);
-        s.slowTimer = -1;
-      }
-      if (!s.pausedForCredit) {
-        s.ws.resume();
-      }
+  }
+
+  /** Closes a client that cannot keep up: what waits for it is dropped now, the TCP connection follows. */
+  private void slowConsumer(Socket s, String reason) {
+    LOG.info("closing " + s.ws.remoteAddress() + ": " + reason);
+    metrics.slowConsumerClosed("ws");
+    close(s, (short) 1008, reason);
+  }
+
+  /**
+   * Sends the close frame after what is already on its way (queued messages are dropped) and closes
+   * the TCP connection when the client does not answer within {@link #CLOSE_GRACE_MS}: a client
+   * that reads nothing must not keep its socket.
+   */
+  private void close(Socket s, short code, String reason) {
+    if (s.closing && s.hardCloseTimer >= 0) {
+      return;
+    }
+    s.closing = true;
+    s.inputClosed = true;
+    s.out.discard();
+    if (s.slowTimer >= 0) {
+      vertx.cancelTimer(s.slowTimer);
+      s.slowTimer = -1;
+    }
+    s.ws.resume(); // read the client's close reply, so a polite client completes the handshake at once
+    s.ws.close(code, reason.length() > 120 ? reason.substring(0, 120) : reason);
+    s.hardCloseTimer = vertx.setTimer(CLOSE_GRACE_MS, id -> {
+      s.hardCloseTimer = -1;
+      s.out.channel().close();
     });
   }
 }

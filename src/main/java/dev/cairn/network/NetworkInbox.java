@@ -11,7 +11,8 @@ public sealed interface NetworkInbox extends TreeMessage {
   // from a listener
   record Opened(long connId, String tenant, int listener, String remote) implements NetworkInbox {}
 
-  record Frame(long connId, String text) implements NetworkInbox {}
+  /** One client message: UTF-8 bytes, checked to be valid UTF-8. */
+  record Frame(long connId, byte[] message) implements NetworkInbox {}
 
   /** A frame that is not a text message in UTF-8: answered with a NOTICE, closed when {@code closeCode > 0}. */
   record BadFrame(long connId, String notice, short closeCode) implements NetworkInbox {}

@@ -4,7 +4,6 @@ import dev.cairn.config.CairnConfig;
 import dev.cairn.metrics.CairnMetrics;
 import dev.cairn.metrics.HealthProbes;
 import dev.cairn.root.RootInbox;
-import dev.cairn.store.StoredEvent;
 import dev.cairn.tree.Addresses;
 import dev.cairn.tree.BoundedChannel;
 import dev.cairn.tree.Channels;
@@ -128,7 +127,7 @@ public final class NetworkManager extends Supervised {
     if (msg instanceof NetworkInbox.Frame f) {
       Conn c = conns.get(f.connId());
       if (c != null) {
-        c.worker().sender.send(new ConnWorkerInbox.Parse(f.connId(), f.text()), inbox);
+        c.worker().sender.send(new ConnWorkerInbox.Parse(f.connId(), f.message()), inbox);
       }
     } else if (msg instanceof NetworkInbox.BadFrame b) {
       Conn c = conns.get(b.connId());
@@ -224,25 +223,28 @@ public final class NetworkManager extends Supervised {
       return;
     }
     sub.historyDone = true;
-    List<String> jsons = new ArrayList<>(a.events().size());
-    for (StoredEvent e : a.events()) {
-      jsons.add(e.json());
-    }
-    List<String> held = sub.heldLive == null ? List.of() : sub.heldLive;
+    List<byte[]> held = sub.heldLive == null ? List.of() : sub.heldLive;
     sub.heldLive = null;
-    out.channel().sendOwed(new ConnWorkerInbox.History(a.connId(), a.subId(), jsons, held));
+    out.channel().sendOwed(new ConnWorkerInbox.History(a.connId(), a.subId(), a.events(), held));
   }
 
+  /** Matches one event and hands each conn-worker one message with its connections that want it. */
   private void dispatch(NetworkInbox.Dispatch d) {
     if (d.seq() > 0) {
       highWater.merge(d.tenant(), d.seq(), Math::max);
     }
     List<Map.Entry<Long, String>> overflowed = new ArrayList<>(0);
-    for (SubscriptionRegistry.Match m : registry.match(d.tenant(), d.event(), d.seq(), d.event().json(), overflowed)) {
-      Conn c = conns.get(m.connId());
-      if (c != null) {
-        c.worker().sender.channel().sendOwed(new ConnWorkerInbox.Live(m.connId(), m.live(), d.event().json()));
+    byte[] json = d.event().json();
+    List<SubscriptionRegistry.Match> matches = registry.match(d.tenant(), d.event(), d.seq(), json, overflowed);
+    if (!matches.isEmpty()) {
+      Map<Worker, List<SubscriptionRegistry.Match>> byWorker = new HashMap<>(4);
+      for (SubscriptionRegistry.Match m : matches) {
+        Conn c = conns.get(m.connId());
+        if (c != null) {
+          byWorker.computeIfAbsent(c.worker(), w -> new ArrayList<>(matches.size())).add(m);
+        }
       }
+      byWorker.forEach((w, ms) -> w.sender.channel().sendOwed(new ConnWorkerInbox.Live(json, ms)));
     }
     for (Map.Entry<Long, String> o : overflowed) {
       Conn c = conns.get(o.getKey());

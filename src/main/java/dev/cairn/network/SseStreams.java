@@ -138,8 +138,8 @@ final class SseStreams {
     if (s == null) {
       return; // gone: delivery was told
     }
-    if (!w.chunk().isEmpty()) {
-      s.response.write(w.chunk());
+    if (w.chunk().length > 0) {
+      s.response.write(io.vertx.core.buffer.Buffer.buffer(w.chunk()));
     }
     if (w.end()) {
       streams.remove(w.streamId());

@@ -19,7 +19,7 @@ final class Subscription {
   final List<Filter> filters;
   final long seqFloor;
   boolean historyDone;
-  List<String> heldLive;
+  List<byte[]> heldLive;
 
   Subscription(String subId, long serial, List<Filter> filters, long seqFloor) {
     this.subId = subId;
@@ -29,7 +29,7 @@ final class Subscription {
   }
 
   /** Holds a live match until EOSE; false when too many are already held. */
-  boolean hold(String eventJson) {
+  boolean hold(byte[] eventJson) {
     if (heldLive == null) {
       heldLive = new ArrayList<>();
     }

@@ -72,7 +72,7 @@ final class SubscriptionRegistry {
    * history answer get the event held (or, when they hold too many, are returned in
    * {@code overflowed}). Each subscription gets the event at most once, whichever filters matched.
    */
-  List<Match> match(String tenant, NostrEvent event, long seq, String eventJson,
+  List<Match> match(String tenant, NostrEvent event, long seq, byte[] eventJson,
       List<Map.Entry<Long, String>> overflowed) {
     FilterIndex index = indexes.get(tenant);
     if (index == null || index.size() == 0) {

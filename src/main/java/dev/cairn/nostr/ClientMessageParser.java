@@ -19,7 +19,26 @@ public final class ClientMessageParser {
 
   public static ClientMessage parse(String text, int maxSubIdLength, int maxFilters)
       throws InvalidMessageException {
-    try (JsonParser p = JsonInput.FACTORY.createParser(text)) {
+    try {
+      return parse(JsonInput.FACTORY.createParser(text), maxSubIdLength, maxFilters);
+    } catch (IOException e) {
+      throw JsonInput.notJson("message");
+    }
+  }
+
+  /** Parses a frame's UTF-8 bytes (already checked to be valid UTF-8 by the transport). */
+  public static ClientMessage parse(byte[] utf8, int maxSubIdLength, int maxFilters)
+      throws InvalidMessageException {
+    try {
+      return parse(JsonInput.FACTORY.createParser(utf8), maxSubIdLength, maxFilters);
+    } catch (IOException e) {
+      throw JsonInput.notJson("message");
+    }
+  }
+
+  private static ClientMessage parse(JsonParser parser, int maxSubIdLength, int maxFilters)
+      throws InvalidMessageException {
+    try (JsonParser p = parser) {
       ClientMessage message;
       try {
         message = frame(p, maxSubIdLength, maxFilters);

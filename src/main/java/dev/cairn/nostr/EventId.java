@@ -41,6 +41,11 @@ public final class EventId {
   /** True when {@code e.id()} is the id of its fields, in the canonical or the JSON.stringify form. */
   public static boolean verify(NostrEvent e) {
     Hasher h = HASHER.get();
+    EventBytes b = e.bytes();
+    if (b != null && b.canonicalSlices()) {
+      // The stored JSON spells tags and content exactly as the canonical form does: hash its bytes.
+      return Hex.equalsBytes(e.id(), h.fromSlices(e.pubkey(), e.createdAt(), e.kind(), b));
+    }
     boolean sawControl = h.write(e.pubkey(), e.createdAt(), e.kind(), e.tags(), e.content(), false);
     if (Hex.equalsBytes(e.id(), h.digest())) {
       return true;
@@ -100,6 +105,27 @@ public final class EventId {
       string(content, escapeControls);
       put(']');
       return sawControl;
+    }
+
+    /** The canonical hash from the JSON's own tags and content bytes (no control-character escapes in them). */
+    byte[] fromSlices(String pubkey, long createdAt, int kind, EventBytes b) {
+      md.reset();
+      pos = 0;
+      ascii("[0,\"");
+      ascii(pubkey);
+      ascii("\",");
+      ascii(Long.toString(createdAt));
+      put(',');
+      ascii(Integer.toString(kind));
+      put(',');
+      md.update(buf, 0, pos);
+      pos = 0;
+      byte[] json = b.json();
+      md.update(json, b.tagsFrom(), b.tagsTo() - b.tagsFrom());
+      md.update((byte) ',');
+      md.update(json, b.contentFrom(), b.contentTo() - b.contentFrom());
+      md.update((byte) ']');
+      return md.digest();
     }
 
     byte[] digest() {

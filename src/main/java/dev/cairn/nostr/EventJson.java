@@ -3,63 +3,58 @@ package dev.cairn.nostr;
 import java.util.List;
 
 /**
- * Serializes an event once into the JSON object the relay stores and sends out. Field values are
- * written exactly as received; only JSON string escaping is applied (see {@link JsonStrings}).
+ * Serializes an event once into the UTF-8 JSON object the relay stores and sends out. Field values
+ * are written exactly as received; only JSON string escaping is applied (see {@link JsonBytes}).
+ * Field order is fixed: id, pubkey, created_at, kind, tags, content, sig.
  */
 public final class EventJson {
   private EventJson() {}
 
-  /** The JSON of {@code e}'s fields (ignores {@code e.json()}). */
+  public static EventBytes encode(
+      String id, String pubkey, long createdAt, int kind, List<List<String>> tags, String content, String sig) {
+    JsonBytes out = new JsonBytes(sizeHint(tags, content));
+    out.ascii("{\"id\":").string(id).ascii(",\"pubkey\":").string(pubkey)
+        .ascii(",\"created_at\":").number(createdAt).ascii(",\"kind\":").number(kind).ascii(",\"tags\":");
+    int tagsFrom = out.length();
+    appendTags(out, tags);
+    int tagsTo = out.length();
+    out.ascii(",\"content\":");
+    int contentFrom = out.length();
+    out.string(content);
+    int contentTo = out.length();
+    out.ascii(",\"sig\":").string(sig).put('}');
+    boolean canonical = !out.hadControlEscape();
+    return new EventBytes(out.toByteArray(), canonical ? tagsFrom : -1, tagsTo, contentFrom, contentTo);
+  }
+
+  /** The JSON of the fields of {@code e} as a String (tests and tools; the relay keeps bytes). */
   public static String toJson(NostrEvent e) {
-    return toJson(e.id(), e.pubkey(), e.createdAt(), e.kind(), e.tags(), e.content(), e.sig());
+    return new String(encode(e.id(), e.pubkey(), e.createdAt(), e.kind(), e.tags(), e.content(), e.sig()).json(),
+        java.nio.charset.StandardCharsets.UTF_8);
   }
 
-  public static String toJson(
-      String id,
-      String pubkey,
-      long createdAt,
-      int kind,
-      List<List<String>> tags,
-      String content,
-      String sig) {
-    StringBuilder sb = new StringBuilder(sizeHint(tags, content));
-    sb.append("{\"id\":");
-    JsonStrings.quote(sb, id);
-    sb.append(",\"pubkey\":");
-    JsonStrings.quote(sb, pubkey);
-    sb.append(",\"created_at\":").append(createdAt);
-    sb.append(",\"kind\":").append(kind);
-    sb.append(",\"tags\":");
-    appendTags(sb, tags);
-    sb.append(",\"content\":");
-    JsonStrings.quote(sb, content);
-    sb.append(",\"sig\":");
-    JsonStrings.quote(sb, sig);
-    return sb.append('}').toString();
-  }
-
-  static void appendTags(StringBuilder sb, List<List<String>> tags) {
-    sb.append('[');
+  static void appendTags(JsonBytes out, List<List<String>> tags) {
+    out.put('[');
     for (int i = 0, n = tags.size(); i < n; i++) {
       if (i > 0) {
-        sb.append(',');
+        out.put(',');
       }
       List<String> tag = tags.get(i);
-      sb.append('[');
+      out.put('[');
       for (int j = 0, m = tag.size(); j < m; j++) {
         if (j > 0) {
-          sb.append(',');
+          out.put(',');
         }
-        JsonStrings.quote(sb, tag.get(j));
+        out.string(tag.get(j));
       }
-      sb.append(']');
+      out.put(']');
     }
-    sb.append(']');
+    out.put(']');
   }
 
-  // Presize to avoid regrowing the builder: fixed fields are ~290 chars, plus strings and quotes.
+  // Presize to avoid regrowing: fixed fields are ~290 bytes, plus strings (mostly ASCII) and quotes.
   private static int sizeHint(List<List<String>> tags, String content) {
-    int n = 300 + content.length();
+    int n = 300 + content.length() + (content.length() >> 2);
     for (int i = 0, t = tags.size(); i < t; i++) {
       List<String> tag = tags.get(i);
       n += 3;

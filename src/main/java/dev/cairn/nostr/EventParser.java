@@ -28,7 +28,24 @@ public final class EventParser {
 
   /** Parses a whole document that must be exactly one event object. */
   public static NostrEvent parse(String json) throws InvalidMessageException {
-    try (JsonParser p = JsonInput.FACTORY.createParser(json)) {
+    try {
+      return parseDocument(JsonInput.FACTORY.createParser(json));
+    } catch (IOException e) {
+      throw JsonInput.notJson("event");
+    }
+  }
+
+  /** Parses a whole UTF-8 document that must be exactly one event object. */
+  public static NostrEvent parse(byte[] json) throws InvalidMessageException {
+    try {
+      return parseDocument(JsonInput.FACTORY.createParser(json));
+    } catch (IOException e) {
+      throw JsonInput.notJson("event");
+    }
+  }
+
+  private static NostrEvent parseDocument(JsonParser parser) throws InvalidMessageException {
+    try (JsonParser p = parser) {
       NostrEvent event;
       try {
         JsonToken t = p.nextToken();
@@ -138,8 +155,7 @@ public final class EventParser {
       throw new InvalidMessageException(
           "invalid: event is missing field \"" + NAMES[missing] + "\"", id, null);
     }
-    String json = EventJson.toJson(id, pubkey, createdAt, kind, tags, content, sig);
-    return new NostrEvent(id, pubkey, createdAt, kind, tags, content, sig, json);
+    return NostrEvent.of(id, pubkey, createdAt, kind, tags, content, sig);
   }
 
   private static int field(String name) {

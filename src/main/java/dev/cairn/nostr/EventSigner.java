@@ -59,7 +59,6 @@ public final class EventSigner {
     RANDOM.nextBytes(aux); // BIP-340 recommends fresh auxiliary randomness per signature
     String sig = Hex.encode(Secp256k1.get().signSchnorr(id, secretKey, aux));
     String idHex = Hex.encode(id);
-    String json = EventJson.toJson(idHex, pubkey, createdAt, kind, tags, content, sig);
-    return new NostrEvent(idHex, pubkey, createdAt, kind, tags, content, sig, json);
+    return NostrEvent.of(idHex, pubkey, createdAt, kind, tags, content, sig);
   }
 }

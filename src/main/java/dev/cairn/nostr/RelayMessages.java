@@ -1,64 +1,59 @@
 package dev.cairn.nostr;
 
-/** Relay-to-client frames (NIP-01, NIP-42, NIP-45) as ready-to-send JSON text. */
+/**
+ * Relay-to-client frames (NIP-01, NIP-42, NIP-45) as ready-to-send UTF-8 JSON. An EVENT frame is
+ * never built whole: it is {@link #eventPrefix} (one per subscription) + the event's stored JSON +
+ * {@code "]"}, so the event bytes are shared by every subscriber that gets them.
+ */
 public final class RelayMessages {
   private RelayMessages() {}
 
-  /** {@code ["EVENT", subId, event]}; {@code eventJson} is an already serialized event, inserted verbatim. */
-  public static String event(String subId, String eventJson) {
-    StringBuilder sb = new StringBuilder(eventJson.length() + subId.length() + 16);
-    sb.append("[\"EVENT\",");
-    JsonStrings.quote(sb, subId);
-    return sb.append(',').append(eventJson).append(']').toString();
+  /** {@code ["EVENT",<subId>,} — the part of an EVENT frame before the event JSON; the frame ends with {@code ]}. */
+  public static byte[] eventPrefix(String subId) {
+    return new JsonBytes(subId.length() + 16).ascii("[\"EVENT\",").string(subId).put(',').toByteArray();
+  }
+
+  /** A whole {@code ["EVENT", subId, event]} frame (tests and tools; the relay shares the event bytes). */
+  public static byte[] event(String subId, byte[] eventJson) {
+    return new JsonBytes(eventJson.length + subId.length() + 16).ascii("[\"EVENT\",").string(subId).put(',')
+        .raw(eventJson).put(']').toByteArray();
   }
 
   /** {@code ["OK", eventId, accepted, message]}. */
-  public static String ok(String eventId, boolean accepted, String message) {
-    StringBuilder sb = new StringBuilder(96 + message.length());
-    sb.append("[\"OK\",");
-    JsonStrings.quote(sb, eventId);
-    sb.append(accepted ? ",true," : ",false,");
-    JsonStrings.quote(sb, message);
-    return sb.append(']').toString();
+  public static byte[] ok(String eventId, boolean accepted, String message) {
+    return new JsonBytes(96 + message.length()).ascii("[\"OK\",").string(eventId)
+        .ascii(accepted ? ",true," : ",false,").string(message).put(']').toByteArray();
   }
 
   /** {@code ["EOSE", subId]}. */
-  public static String eose(String subId) {
+  public static byte[] eose(String subId) {
     return frame("EOSE", subId);
   }
 
   /** {@code ["CLOSED", subId, message]}. */
-  public static String closed(String subId, String message) {
-    StringBuilder sb = new StringBuilder(16 + subId.length() + message.length());
-    sb.append("[\"CLOSED\",");
-    JsonStrings.quote(sb, subId);
-    sb.append(',');
-    JsonStrings.quote(sb, message);
-    return sb.append(']').toString();
+  public static byte[] closed(String subId, String message) {
+    return new JsonBytes(16 + subId.length() + message.length()).ascii("[\"CLOSED\",").string(subId).put(',')
+        .string(message).put(']').toByteArray();
   }
 
   /** {@code ["NOTICE", message]}. */
-  public static String notice(String message) {
+  public static byte[] notice(String message) {
     return frame("NOTICE", message);
   }
 
   /** {@code ["COUNT", subId, {"count": n}]} (NIP-45). */
-  public static String count(String subId, long count) {
-    StringBuilder sb = new StringBuilder(40 + subId.length());
-    sb.append("[\"COUNT\",");
-    JsonStrings.quote(sb, subId);
-    return sb.append(",{\"count\":").append(count).append("}]").toString();
+  public static byte[] count(String subId, long count) {
+    return new JsonBytes(40 + subId.length()).ascii("[\"COUNT\",").string(subId).ascii(",{\"count\":").number(count)
+        .ascii("}]").toByteArray();
   }
 
   /** {@code ["AUTH", challenge]} (NIP-42). */
-  public static String auth(String challenge) {
+  public static byte[] auth(String challenge) {
     return frame("AUTH", challenge);
   }
 
-  private static String frame(String verb, String arg) {
-    StringBuilder sb = new StringBuilder(verb.length() + arg.length() + 8);
-    sb.append("[\"").append(verb).append("\",");
-    JsonStrings.quote(sb, arg);
-    return sb.append(']').toString();
+  private static byte[] frame(String verb, String arg) {
+    return new JsonBytes(verb.length() + arg.length() + 8).ascii("[\"").ascii(verb).ascii("\",").string(arg).put(']')
+        .toByteArray();
   }
 }

@@ -31,6 +31,9 @@ import java.util.logging.Logger;
 public final class DatabaseEngine extends Supervised {
   private static final Logger LOG = Logger.getLogger(DatabaseEngine.class.getName());
   private static final long EXPIRY_SWEEP_MS = 60_000;
+  /** Writes within this delay share one checkpoint. */
+  private static final long CHECKPOINT_DELAY_MS = 250;
+  private static final int WAL_BACKLOG_WARN_FRAMES = 100_000;
 
   private record Pending(DatabaseInbox.Persist persist, Runnable release) {}
 
@@ -48,6 +51,9 @@ public final class DatabaseEngine extends Supervised {
   private MetaStore meta;
   private WorkerExecutor writer;
   private WorkerExecutor readerPool;
+  /** WAL checkpoints, off the writer's thread (see {@link TenantStore#checkpoint}). */
+  private WorkerExecutor maintenance;
+  private final Map<String, Boolean> checkpointing = new HashMap<>();
   private BoundedChannel<RootInbox> toRoot;
   private Inbox<DatabaseInbox> inbox;
   /** Seed 000: outbox, ledger and search-index work for delivery. */
@@ -106,6 +112,7 @@ public final class DatabaseEngine extends Supervised {
   protected Future<?> startNode() {
     writer = vertx.createSharedWorkerExecutor("cairn-db-writer-" + deploymentID(), 1);
     readerPool = vertx.createSharedWorkerExecutor("cairn-db-reader-" + deploymentID(), readers);
+    maintenance = vertx.createSharedWorkerExecutor("cairn-db-checkpoint-" + deploymentID(), 1);
     toRoot = channels.open("database-engine->root", Addresses.ROOT);
     return writer.executeBlocking(() -> {
       meta = MetaStore.open(storeDir.resolve("meta.db"));
@@ -142,7 +149,7 @@ public final class DatabaseEngine extends Supervised {
         meta.close();
       }
       return null;
-    })).eventually(() -> writer.close()).eventually(() -> readerPool.close());
+    })).eventually(() -> writer.close()).eventually(() -> readerPool.close()).eventually(() -> maintenance.close());
   }
 
   private void handle(DatabaseInbox msg) {
@@ -206,9 +213,30 @@ public final class DatabaseEngine extends Supervised {
           }
           if (ar.succeeded() && ar.result().stream().anyMatch(r -> r instanceof PersistResult.Stored)) {
             outboxCommands.wake(tenant);
+            checkpointSoon(tenant, store);
           }
           commitNext(tenant);
         });
+  }
+
+  /**
+   * Copies the WAL into the DB file shortly after writes, one checkpoint per tenant at a time, on the
+   * maintenance thread: the writer never pays for it inside a commit.
+   */
+  private void checkpointSoon(String tenant, TenantStore store) {
+    if (checkpointing.putIfAbsent(tenant, Boolean.TRUE) != null) {
+      return;
+    }
+    vertx.setTimer(CHECKPOINT_DELAY_MS, id -> maintenance.executeBlocking(store::checkpoint, false)
+        .onComplete(ar -> {
+          checkpointing.remove(tenant);
+          if (ar.failed()) {
+            LOG.log(Level.WARNING, "WAL checkpoint failed for tenant " + tenant, ar.cause());
+          } else if (ar.result() > WAL_BACKLOG_WARN_FRAMES) {
+            LOG.warning("tenant " + tenant + ": " + ar.result() + " WAL frames not yet checkpointed"
+                + " (long-running readers?)");
+          }
+        }));
   }
 
   /** Seed 000: the open store of {@code tenant}, or null. */

@@ -1,6 +1,7 @@
 package dev.cairn.store;
 
 import dev.cairn.nostr.Filter;
+import dev.cairn.nostr.Hex;
 import dev.cairn.store.outbox.SearchIndex;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -47,16 +48,15 @@ final class FilterSql {
     String order = DEFAULT_ORDER;
     Character driver = null;
     if (f.ids() == null && f.authors() == null) {
-      // Drive from the tag index (name, value, created_at DESC) in time order: a LIMIT stops early
-      // even for a popular tag. Only for a single value (several would need a merge and dedup).
+      // Drive from the tag index (key, created_at) in time order: a LIMIT stops early even for a
+      // popular tag. Only for a single value (several would need a merge and dedup).
       for (Map.Entry<Character, Set<String>> t : f.tags().entrySet()) {
         if (t.getValue().size() == 1) {
           driver = t.getKey();
-          from = "tags t CROSS JOIN events e ON e.seq = t.seq";
+          from = "tag_index t CROSS JOIN events e ON e.seq = t.seq";
           order = "t.created_at DESC, e.id ASC";
-          sql.append("t.name = ? AND t.value = ? AND ");
-          params.add(String.valueOf(driver));
-          params.add(t.getValue().iterator().next());
+          sql.append("t.k = ? AND ");
+          params.add(TagKey.of(String.valueOf(driver), t.getValue().iterator().next()));
           break;
         }
       }
@@ -69,8 +69,8 @@ final class FilterSql {
     sql.append("+e.seq < ? AND (+e.expiration IS NULL OR +e.expiration > ?)");
     params.add(seqBelow);
     params.add(now);
-    in(sql, params, "e.id", f.ids());
-    in(sql, params, "e.pubkey", f.authors());
+    in(sql, params, "e.id", hexBytes(f.ids()));
+    in(sql, params, "e.pubkey", hexBytes(f.authors()));
     in(sql, params, "e.kind", f.kinds());
     if (f.since() != null) {
       sql.append(" AND e.created_at >= ?");
@@ -84,9 +84,12 @@ final class FilterSql {
       if (t.getKey().equals(driver)) {
         continue;
       }
-      sql.append(" AND e.seq IN (SELECT x.seq FROM tags x WHERE x.name = ? AND x.value");
-      params.add(String.valueOf(t.getKey()));
-      inList(sql, params, t.getValue());
+      sql.append(" AND e.seq IN (SELECT x.seq FROM tag_index x WHERE x.k");
+      List<Long> keys = new ArrayList<>(t.getValue().size());
+      for (String v : t.getValue()) {
+        keys.add(TagKey.of(String.valueOf(t.getKey()), v));
+      }
+      inList(sql, params, keys);
       sql.append(')');
     }
     if (match != null) {
@@ -97,11 +100,23 @@ final class FilterSql {
     return new Where(from, sql.toString(), order, params);
   }
 
+  /** Ids and pubkeys are stored as 32 raw bytes. */
+  private static List<byte[]> hexBytes(Set<String> hex) {
+    if (hex == null) {
+      return null;
+    }
+    List<byte[]> out = new ArrayList<>(hex.size());
+    for (String h : hex) {
+      out.add(Hex.decode(h));
+    }
+    return out;
+  }
+
   private static boolean isEmpty(Set<?> s) {
     return s != null && s.isEmpty();
   }
 
-  private static void in(StringBuilder sql, List<Object> params, String column, Set<?> values) {
+  private static void in(StringBuilder sql, List<Object> params, String column, Collection<?> values) {
     if (values == null) {
       return;
     }
@@ -134,6 +149,8 @@ final class FilterSql {
         ps.setInt(i++, n);
       } else if (p instanceof Long n) {
         ps.setLong(i++, n);
+      } else if (p instanceof byte[] b) {
+        ps.setBytes(i++, b);
       } else {
         throw new IllegalArgumentException("unsupported parameter " + p);
       }

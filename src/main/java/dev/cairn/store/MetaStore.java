@@ -30,10 +30,10 @@ public final class MetaStore implements AutoCloseable {
 
   /** Opens (creating file and directory if needed) and migrates the meta DB. */
   public static MetaStore open(Path dbFile) throws StoreException {
-    Path abs = TenantStore.withDirectory(dbFile);
+    Path abs = SqliteFiles.withDirectory(dbFile);
     Connection c;
     try {
-      c = TenantStore.openConnection(abs, false);
+      c = SqliteFiles.open(abs, SqliteFiles.Role.STANDALONE);
     } catch (SQLException e) {
       throw new StoreException("cannot open " + abs, e);
     }

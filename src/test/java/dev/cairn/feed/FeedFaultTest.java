@@ -44,7 +44,7 @@ class FeedFaultTest {
   private static List<String> commitOrder(TestRelay relay, String tenant) throws Exception {
     List<String> out = new ArrayList<>();
     try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + FeedSupport.tenantDb(relay, tenant));
-        Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SELECT id FROM events ORDER BY seq")) {
+        Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SELECT lower(hex(id)) FROM events ORDER BY seq")) {
       while (rs.next()) {
         out.add(rs.getString(1));
       }

@@ -33,7 +33,7 @@ class SubscriptionRegistryTest {
           : PUBKEYS[random.nextInt(PUBKEYS.length)]));
     }
     String id = String.format("%064x", n);
-    return new NostrEvent(id, pubkey, 1000 + random.nextInt(100), random.nextInt(4), tags, "", "0".repeat(128), "{}");
+    return NostrEvent.of(id, pubkey, 1000 + random.nextInt(100), random.nextInt(4), tags, "", "0".repeat(128));
   }
 
   private Filter filter(List<String> someIds) {
@@ -89,7 +89,7 @@ class SubscriptionRegistryTest {
       });
       Set<String> got = new TreeSet<>();
       List<String> dupes = new ArrayList<>();
-      for (SubscriptionRegistry.Match m : registry.match("default", e, 5, "{}", new ArrayList<>())) {
+      for (SubscriptionRegistry.Match m : registry.match("default", e, 5, e.json(), new ArrayList<>())) {
         for (String sub : m.live()) {
           if (!got.add(m.connId() + "/" + sub)) {
             dupes.add(sub);
@@ -109,10 +109,10 @@ class SubscriptionRegistryTest {
     Filter any = new Filter(null, null, Set.of(1), Map.of(), null, null, null, null);
     Subscription sub = new Subscription("s", 1, List.of(any), 10);
     registry.put("default", 7, sub);
-    NostrEvent e = new NostrEvent(hex('e'), hex('a'), 1, 1, List.of(), "", "0".repeat(128), "{\"x\":1}");
+    NostrEvent e = NostrEvent.of(hex('e'), hex('a'), 1, 1, List.of(), "", "0".repeat(128));
     assertTrue(registry.match("default", e, 9, e.json(), new ArrayList<>()).isEmpty(), "below the floor");
     assertTrue(registry.match("default", e, 10, e.json(), new ArrayList<>()).isEmpty(), "held until EOSE");
-    assertEquals(List.of("{\"x\":1}"), sub.heldLive);
+    assertEquals(List.of(e.json()), sub.heldLive);
     sub.historyDone = true;
     assertEquals(1, registry.match("default", e, 11, e.json(), new ArrayList<>()).size());
     assertEquals(1, registry.match("default", e, 0, e.json(), new ArrayList<>()).size(), "ephemeral skips the floor");

@@ -19,7 +19,7 @@ class EventIdTest {
   }
 
   private static NostrEvent event(String id, List<List<String>> tags, String content) {
-    return new NostrEvent(id, PUBKEY, 1700000000L, 1, tags, content, "ab".repeat(64), "{}");
+    return NostrEvent.of(id, PUBKEY, 1700000000L, 1, tags, content, "ab".repeat(64));
   }
 
   @Test
@@ -61,7 +61,7 @@ class EventIdTest {
     assertFalse(EventId.verify(event(id, List.of(List.of()), "hi")));
     assertFalse(EventId.verify(event(id.toUpperCase(), List.of(), "hi")));
     assertFalse(EventId.verify(
-        new NostrEvent(id, PUBKEY, 1700000001L, 1, List.of(), "hi", "ab".repeat(64), "{}")));
+        NostrEvent.of(id, PUBKEY, 1700000001L, 1, List.of(), "hi", "ab".repeat(64))));
   }
 
   @Test

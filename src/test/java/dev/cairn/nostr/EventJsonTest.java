@@ -1,10 +1,13 @@
 package dev.cairn.nostr;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -34,10 +37,42 @@ class EventJsonTest {
 
   @Test
   void writesTheEventObjectInFieldOrder() {
-    String json = EventJson.toJson("i", "p", 42, 7, List.of(List.of("e", "x\"y"), List.of()),
-        "c\n", "s");
+    EventBytes b = EventJson.encode("i", "p", 42, 7, List.of(List.of("e", "x\"y"), List.of()), "c\n", "s");
+    String json = new String(b.json(), StandardCharsets.UTF_8);
     assertEquals("{\"id\":\"i\",\"pubkey\":\"p\",\"created_at\":42,\"kind\":7,"
         + "\"tags\":[[\"e\",\"x\\\"y\"],[]],\"content\":\"c\\n\",\"sig\":\"s\"}", json);
+    // the slices the id hash reads are the tags array and the quoted content
+    assertTrue(b.canonicalSlices());
+    assertEquals("[[\"e\",\"x\\\"y\"],[]]", json.substring(b.tagsFrom(), b.tagsTo()));
+    assertEquals("\"c\\n\"", json.substring(b.contentFrom(), b.contentTo()));
+  }
+
+  @Test
+  void aControlCharacterWithoutShortEscapeDisablesTheSlices() {
+    EventBytes b = EventJson.encode("i", "p", 1, 1, List.of(), "bell\u0007", "s");
+    assertFalse(b.canonicalSlices(), "JSON writes \\u0007, NIP-01 hashes the raw byte");
+    assertTrue(new String(b.json(), StandardCharsets.UTF_8).contains("\\u0007"));
+  }
+
+  @Test
+  void bytesWriterEscapesExactlyAsTheStringQuoting() {
+    java.util.Random r = new java.util.Random(7);
+    for (int n = 0; n < 2000; n++) {
+      StringBuilder sb = new StringBuilder();
+      for (int i = r.nextInt(40); i > 0; i--) {
+        int pick = r.nextInt(6);
+        sb.append(switch (pick) {
+          case 0 -> (char) r.nextInt(0x20);
+          case 1 -> (char) (0x20 + r.nextInt(0x60));
+          case 2 -> (char) (0x80 + r.nextInt(0x780));
+          case 3 -> (char) (0x800 + r.nextInt(0xd000));
+          case 4 -> "😀";
+          default -> r.nextBoolean() ? "\"" : "\\";
+        });
+      }
+      String s = sb.toString();
+      assertEquals(JsonStrings.quote(s), new String(new JsonBytes(4).string(s).toByteArray(), StandardCharsets.UTF_8), s);
+    }
   }
 
   @Test

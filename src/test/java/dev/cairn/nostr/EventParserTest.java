@@ -34,7 +34,7 @@ class EventParserTest {
     assertEquals("hello", e.content());
     assertEquals(SIG, e.sig());
     // json is the canonical outgoing form: unknown fields dropped, fixed field order.
-    assertEquals(json(), e.json());
+    assertEquals(json(), e.jsonText());
   }
 
   @Test

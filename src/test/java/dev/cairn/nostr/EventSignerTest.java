@@ -36,7 +36,7 @@ class EventSignerTest {
         Hex.decode(e.sig()), Hex.decode(e.id()), Hex.decode(e.pubkey())));
     // The serialized form parses back to the identical event.
     assertEquals(e, EventParser.parse(e.json()));
-    assertEquals(EventJson.toJson(e), e.json());
+    assertEquals(EventJson.toJson(e), e.jsonText());
 
     // A signature does not carry over to other content.
     NostrEvent other = signer.sign(1700000000L, 1, tags, "hello");

@@ -13,10 +13,10 @@ class FilterTest {
   private static final String PK = "22".repeat(32);
   private static final String OTHER = "33".repeat(32);
 
-  private static final NostrEvent EVENT = new NostrEvent(ID, PK, 1000, 1,
+  private static final NostrEvent EVENT = NostrEvent.of(ID, PK, 1000, 1,
       List.of(List.of("e", OTHER), List.of("p", PK, "wss://relay"), List.of("t", "nostr"),
           List.of("t"), List.of("title", "x")),
-      "hi", "ab".repeat(64), "{}");
+      "hi", "ab".repeat(64));
 
   private static Filter filter(Set<String> ids, Set<String> authors, Set<Integer> kinds,
       Map<Character, Set<String>> tags, Long since, Long until) {

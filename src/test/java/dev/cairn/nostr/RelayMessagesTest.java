@@ -11,10 +11,14 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class RelayMessagesTest {
+  private static String text(byte[] utf8) {
+    return new String(utf8, java.nio.charset.StandardCharsets.UTF_8);
+  }
+
   private static final String NASTY = "q\"b\\n\nt\t\u0001\u007f é😀";
 
   /** Flattens a frame into its scalar tokens (as text), checking it is one valid JSON array. */
-  private static List<String> tokens(String frame) throws Exception {
+  private static List<String> tokens(byte[] frame) throws Exception {
     List<String> out = new ArrayList<>();
     try (JsonParser p = new JsonFactory().createParser(frame)) {
       assertEquals(JsonToken.START_ARRAY, p.nextToken());
@@ -39,15 +43,17 @@ class RelayMessagesTest {
     assertEquals(List.of("AUTH", NASTY), tokens(RelayMessages.auth(NASTY)));
     assertEquals(List.of("COUNT", NASTY, "count", "9007199254740993"),
         tokens(RelayMessages.count(NASTY, 9007199254740993L)));
-    assertEquals("[\"COUNT\",\"s\",{\"count\":0}]", RelayMessages.count("s", 0));
-    assertEquals("[\"EOSE\",\"s\"]", RelayMessages.eose("s"));
+    assertEquals("[\"COUNT\",\"s\",{\"count\":0}]", text(RelayMessages.count("s", 0)));
+    assertEquals("[\"EOSE\",\"s\"]", text(RelayMessages.eose("s")));
   }
 
   @Test
   void eventFrameEmbedsTheStoredJsonVerbatim() throws Exception {
     NostrEvent e = EventParser.parse(TestEvents.json("content", "\"a\\u0001\\\"b\""));
-    String frame = RelayMessages.event(NASTY, e.json());
-    assertEquals("[\"EVENT\"," + JsonStrings.quote(NASTY) + "," + e.json() + "]", frame);
+    String frame = text(RelayMessages.event(NASTY, e.json()));
+    assertEquals("[\"EVENT\"," + JsonStrings.quote(NASTY) + "," + e.jsonText() + "]", frame);
+    // the relay sends the prefix, the shared event bytes and "]": the same frame
+    assertEquals(frame, text(RelayMessages.eventPrefix(NASTY)) + e.jsonText() + "]");
     // ... and a client can read the event back out of it unchanged.
     try (JsonParser p = JsonInput.FACTORY.createParser(frame)) {
       assertEquals(JsonToken.START_ARRAY, p.nextToken());

@@ -14,23 +14,25 @@ import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
-/** The outbox body is the contract's JSON, with the event spliced in verbatim and a v4 UUID id. */
+/** The outbox body is the contract's JSON, with the event spliced in verbatim and a time-ordered (v7) UUID id. */
 class DomainEventTest {
 
   @Test
   void storedBodyCarriesTheEventAsPayload() {
     NostrEvent e = EventSigner.random().sign(1_700_000_000L, 1, List.of(List.of("t", "x")), "quote \" and \\ and é\n");
-    DomainEvent d = DomainEvent.stored("acme\"t", 42, e, 123L);
-    JsonObject body = new JsonObject(d.body());
+    DomainEvent d = DomainEvent.stored("acme\"t", 42, 123L);
+    JsonObject body = new JsonObject(DomainEvent.storedBody(d.eventId(), "acme\"t", 42, 123L, e.json()));
     assertEquals(d.eventId(), body.getString("event_id"));
-    assertEquals(4, UUID.fromString(body.getString("event_id")).version());
+    assertEquals(7, UUID.fromString(body.getString("event_id")).version());
     assertEquals(2, UUID.fromString(body.getString("event_id")).variant());
     assertEquals("EventStored", body.getString("type"));
     assertEquals("acme\"t", body.getString("tenant"));
     assertEquals(42, body.getLong("seq"));
     assertEquals(123, body.getLong("occurred_at"));
-    assertEquals(new JsonObject(e.json()), body.getJsonObject("payload"));
-    assertNotEquals(d.eventId(), DomainEvent.stored("acme", 42, e, 123L).eventId());
+    assertEquals(new JsonObject(e.jsonText()), body.getJsonObject("payload"));
+    DomainEvent next = DomainEvent.stored("acme", 42, 123L);
+    assertNotEquals(d.eventId(), next.eventId());
+    assertTrue(next.eventId().compareTo(d.eventId()) > 0, "ids of one process grow in creation order");
   }
 
   @Test

@@ -15,7 +15,7 @@ public final class Events {
 
   public static JsonObject signed(EventSigner signer, int kind, long createdAt, List<List<String>> tags, String content) {
     NostrEvent e = signer.sign(createdAt, kind, tags, content);
-    return new JsonObject(e.json());
+    return new JsonObject(e.jsonText());
   }
 
   public static JsonObject note(EventSigner signer, String content, List<List<String>> tags) {

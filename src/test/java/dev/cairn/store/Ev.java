@@ -34,21 +34,7 @@ final class Ev {
   static NostrEvent ev(String id, String pubkey, long createdAt, int kind, List<String>... tags) {
     List<List<String>> tagList = new ArrayList<>(Arrays.asList(tags));
     String content = "content of " + id.substring(56);
-    StringBuilder json = new StringBuilder();
-    json.append("{\"id\":\"").append(id).append("\",\"pubkey\":\"").append(pubkey)
-        .append("\",\"created_at\":").append(createdAt).append(",\"kind\":").append(kind)
-        .append(",\"tags\":[");
-    for (int i = 0; i < tagList.size(); i++) {
-      json.append(i == 0 ? "[" : ",[");
-      List<String> t = tagList.get(i);
-      for (int j = 0; j < t.size(); j++) {
-        json.append(j == 0 ? "" : ",").append('"').append(t.get(j)).append('"');
-      }
-      json.append(']');
-    }
-    json.append("],\"content\":\"").append(content).append("\",\"sig\":\"").append(SIG)
-        .append("\"}");
-    return new NostrEvent(id, pubkey, createdAt, kind, tagList, content, SIG, json.toString());
+    return NostrEvent.of(id, pubkey, createdAt, kind, tagList, content, SIG);
   }
 
   /** An empty filter (matches everything). */

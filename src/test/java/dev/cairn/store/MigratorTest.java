@@ -73,6 +73,7 @@ class MigratorTest {
   void firstMigrateReportsWhatItApplied() throws Exception {
     Path file = dir.resolve("m.db");
     try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + file)) {
+      SqliteFiles.registerFunctions(c);
       Migrator m = new Migrator("db/sqlite");
       List<Integer> applied = m.migrate(c);
       assertEquals(m.migrations().stream().map(Migrator.Migration::version).toList(), applied);
@@ -194,6 +195,7 @@ class MigratorTest {
     try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + file);
         Statement st = c.createStatement()) {
       st.execute("PRAGMA busy_timeout = 0"); // surface SQLITE_BUSY immediately
+      SqliteFiles.registerFunctions(c);
       long t0 = System.nanoTime();
       List<Integer> applied = new Migrator("db/sqlite").migrate(c);
       long ms = (System.nanoTime() - t0) / 1_000_000;

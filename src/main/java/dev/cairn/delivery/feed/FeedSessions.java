@@ -7,6 +7,7 @@ import dev.cairn.store.FeedCommand;
 import dev.cairn.store.feed.FeedBounds;
 import dev.cairn.store.feed.FeedMetrics;
 import dev.cairn.store.feed.FeedPage;
+import dev.cairn.nostr.JsonBytes;
 import dev.cairn.store.feed.FeedRow;
 import dev.cairn.store.feed.FeedSettings;
 import dev.cairn.store.DatabaseInbox;
@@ -108,7 +109,7 @@ public final class FeedSessions {
     s.querying = false;
     if (o.error() != null) {
       // No bounds, no cursor check: end the stream, the client reconnects with its cursor.
-      write(s, "", false, true);
+      write(s, new byte[0], false, true);
       closed(s.id);
       return;
     }
@@ -129,10 +130,10 @@ public final class FeedSessions {
       metrics.resetSent(reset);
       s.scanned = b.high();
       s.live = true;
-      StringBuilder out = new StringBuilder();
+      JsonBytes out = new JsonBytes(512);
       SseFrames.reset(out, reset, s.epoch, b.oldest(), b.high());
       SseFrames.heartbeat(out, s.epoch, s.scanned);
-      write(s, out.toString(), true, false);
+      write(s, out.toByteArray(), true, false);
       return;
     }
     s.scanned = s.cursorSeq;
@@ -159,9 +160,11 @@ public final class FeedSessions {
     }
     s.errorBackoff = 0;
     FeedPage page = p.page();
-    StringBuilder out = new StringBuilder();
+    JsonBytes out = new JsonBytes(page.rows().size() * 1024 + 256);
     for (FeedRow r : page.rows()) {
-      SseFrames.row(out, s.epoch, r);
+      if (r.hasFrame()) {
+        SseFrames.row(out, s.epoch, r);
+      }
     }
     s.scanned = Math.max(s.scanned, page.scannedTo());
     s.eventsSinceHeartbeat += page.rows().size();
@@ -193,13 +196,13 @@ public final class FeedSessions {
       s.next = FeedSession.Next.NONE; // a short page disarms
     }
     if (out.length() > 0) {
-      write(s, out.toString(), true, false);
+      write(s, out.toByteArray(), true, false);
     } else {
       advance(s);
     }
   }
 
-  private void heartbeat(StringBuilder out, FeedSession s, long now) {
+  private void heartbeat(JsonBytes out, FeedSession s, long now) {
     SseFrames.heartbeat(out, s.epoch, s.scanned);
     s.lastHeartbeatAt = now;
     s.eventsSinceHeartbeat = 0;
@@ -249,12 +252,12 @@ public final class FeedSessions {
     if (!s.live || s.chunkOut || !s.writable || s.closed) {
       return; // data is flowing, or the client is not reading: no need, no room
     }
-    StringBuilder out = new StringBuilder();
+    JsonBytes out = new JsonBytes(128);
     heartbeat(out, s, System.currentTimeMillis());
-    write(s, out.toString(), false, false);
+    write(s, out.toByteArray(), false, false);
   }
 
-  private void write(FeedSession s, String chunk, boolean ack, boolean end) {
+  private void write(FeedSession s, byte[] chunk, boolean ack, boolean end) {
     if (ack) {
       s.chunkOut = true;
     }

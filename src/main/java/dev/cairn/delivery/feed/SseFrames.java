@@ -1,24 +1,26 @@
 package dev.cairn.delivery.feed;
 
+import dev.cairn.nostr.JsonBytes;
 import dev.cairn.store.feed.FeedRow;
 
-/** The SSE frames of CONTRACT section 4, as text. */
+/** The SSE frames of CONTRACT section 4, as UTF-8 bytes (the event JSON is copied in as stored). */
 final class SseFrames {
   private SseFrames() {}
 
-  static void row(StringBuilder out, String epoch, FeedRow r) {
-    out.append("id: ").append(epoch).append(':').append(r.seq()).append("\nevent: ").append(r.type())
-        .append("\ndata: ").append(r.data()).append("\n\n");
+  static void row(JsonBytes out, String epoch, FeedRow r) {
+    out.ascii("id: ").ascii(epoch).put(':').number(r.seq()).ascii("\nevent: ").ascii(r.type()).ascii("\ndata: ");
+    r.data(out);
+    out.ascii("\n\n");
   }
 
-  static void heartbeat(StringBuilder out, String epoch, long seq) {
-    out.append("id: ").append(epoch).append(':').append(seq).append("\nevent: heartbeat\ndata: {\"epoch\":\"")
-        .append(epoch).append("\",\"seq\":").append(seq).append("}\n\n");
+  static void heartbeat(JsonBytes out, String epoch, long seq) {
+    out.ascii("id: ").ascii(epoch).put(':').number(seq).ascii("\nevent: heartbeat\ndata: {\"epoch\":\"")
+        .ascii(epoch).ascii("\",\"seq\":").number(seq).ascii("}\n\n");
   }
 
-  static void reset(StringBuilder out, String reason, String epoch, long oldest, long high) {
-    out.append("id: ").append(epoch).append(':').append(high).append("\nevent: reset\ndata: {\"reason\":\"")
-        .append(reason).append("\",\"epoch\":\"").append(epoch).append("\",\"oldest_seq\":").append(oldest)
-        .append(",\"high_seq\":").append(high).append("}\n\n");
+  static void reset(JsonBytes out, String reason, String epoch, long oldest, long high) {
+    out.ascii("id: ").ascii(epoch).put(':').number(high).ascii("\nevent: reset\ndata: {\"reason\":\"")
+        .ascii(reason).ascii("\",\"epoch\":\"").ascii(epoch).ascii("\",\"oldest_seq\":").number(oldest)
+        .ascii(",\"high_seq\":").number(high).ascii("}\n\n");
   }
 }

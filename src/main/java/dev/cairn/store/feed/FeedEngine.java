@@ -92,7 +92,7 @@ public final class FeedEngine {
     List<FeedChange> changes = new ArrayList<>();
     for (int i = 0; i < results.size(); i++) {
       if (results.get(i) instanceof PersistResult.Stored s) {
-        changes.add(FeedChange.stored(ts, events.get(i)));
+        changes.add(FeedChange.stored(ts, events.get(i), s.seq()));
         for (Removal r : s.removed()) {
           changes.add(FeedChange.deleted(ts, r));
         }

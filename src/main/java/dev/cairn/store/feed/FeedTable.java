@@ -23,8 +23,10 @@ public final class FeedTable {
   public static long insert(Connection c, List<FeedChange> changes, int timeoutSeconds) throws SQLException {
     execute(c, "BEGIN IMMEDIATE");
     boolean done = false;
+    // A stored row names its event; it copies the JSON only when the event has left the store already.
     try (PreparedStatement ps = c.prepareStatement("INSERT INTO feed_events"
-        + "(ts, type, event_id, kind, pubkey, reason, json) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING seq")) {
+        + "(ts, type, event_id, kind, pubkey, reason, store_seq, json) VALUES (?, ?, ?, ?, ?, ?, ?,"
+        + " CASE WHEN ? IS NULL OR EXISTS (SELECT 1 FROM events WHERE seq = ?) THEN NULL ELSE ? END) RETURNING seq")) {
       ps.setQueryTimeout(timeoutSeconds);
       long last = 0;
       for (FeedChange ch : changes) {
@@ -34,7 +36,17 @@ public final class FeedTable {
         ps.setInt(4, ch.kind());
         ps.setString(5, ch.pubkey());
         ps.setString(6, ch.reason());
-        ps.setString(7, ch.json());
+        if (ch.storeSeq() > 0) {
+          ps.setLong(7, ch.storeSeq());
+          ps.setBytes(8, ch.json());
+          ps.setLong(9, ch.storeSeq());
+          ps.setBytes(10, ch.json());
+        } else {
+          ps.setNull(7, java.sql.Types.INTEGER);
+          ps.setNull(8, java.sql.Types.BLOB);
+          ps.setNull(9, java.sql.Types.INTEGER);
+          ps.setNull(10, java.sql.Types.BLOB);
+        }
         try (ResultSet rs = ps.executeQuery()) {
           if (!rs.next()) {
             throw new SQLException("feed INSERT returned no seq");
@@ -62,15 +74,16 @@ public final class FeedTable {
    */
   public static FeedPage page(Connection c, long after, int limit, Set<Integer> kinds, Set<String> authors)
       throws SQLException {
-    StringBuilder sql = new StringBuilder(
-        "SELECT seq, ts, type, event_id, kind, pubkey, reason, json FROM feed_events WHERE seq > ?");
+    // A stored row joins its event's JSON (rows of older versions carry it in f.json).
+    StringBuilder sql = new StringBuilder("SELECT f.seq, f.ts, f.type, f.event_id, f.kind, f.pubkey, f.reason,"
+        + " coalesce(f.json, e.json) FROM feed_events f LEFT JOIN events e ON e.seq = f.store_seq WHERE f.seq > ?");
     if (!kinds.isEmpty()) {
-      sql.append(" AND kind IN (").append("?,".repeat(kinds.size() - 1)).append("?)");
+      sql.append(" AND f.kind IN (").append("?,".repeat(kinds.size() - 1)).append("?)");
     }
     if (!authors.isEmpty()) {
-      sql.append(" AND pubkey IN (").append("?,".repeat(authors.size() - 1)).append("?)");
+      sql.append(" AND f.pubkey IN (").append("?,".repeat(authors.size() - 1)).append("?)");
     }
-    sql.append(" ORDER BY seq LIMIT ?");
+    sql.append(" ORDER BY f.seq LIMIT ?");
     execute(c, "BEGIN");
     try {
       List<FeedRow> rows = new ArrayList<>();
@@ -87,7 +100,7 @@ public final class FeedTable {
         try (ResultSet rs = ps.executeQuery()) {
           while (rs.next()) {
             rows.add(new FeedRow(rs.getLong(1), rs.getLong(2), rs.getString(3), rs.getString(4), rs.getInt(5),
-                rs.getString(6), rs.getString(7), rs.getString(8)));
+                rs.getString(6), rs.getString(7), rs.getBytes(8)));
           }
         }
       }

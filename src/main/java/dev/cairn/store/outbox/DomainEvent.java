@@ -1,32 +1,42 @@
 package dev.cairn.store.outbox;
 
 import dev.cairn.nostr.JsonStrings;
-import dev.cairn.nostr.NostrEvent;
 import dev.cairn.store.Removal;
+import java.nio.charset.StandardCharsets;
 import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * One domain event as written to the outbox (CONTRACT section 5): {@code EventStored} with the Nostr
- * event as payload, or {@code EventDeleted} with id, kind, pubkey and reason. Built on the writer
- * thread inside the event's transaction, so the payload is spliced in as already-serialized JSON.
+ * event as payload, or {@code EventDeleted} with id, kind, pubkey and reason. An EventStored row does
+ * not copy the event: it names the store seq and its payload is the stored JSON, joined when the row
+ * is read ({@code payloadJson} null); a removal before then copies the JSON into the row.
  */
 public record DomainEvent(String eventId, String type, String tenant, long seq, long occurredAt, String payloadJson) {
   public static final String EVENT_STORED = "EventStored";
   public static final String EVENT_DELETED = "EventDeleted";
 
-  public static DomainEvent stored(String tenant, long seq, NostrEvent event, long nowMs) {
-    return new DomainEvent(newEventId(), EVENT_STORED, tenant, seq, nowMs, event.json());
+  /** Milliseconds and a counter, so that ids from one process stay in creation order. */
+  private static final AtomicLong LAST = new AtomicLong();
+
+  /** EventStored of the event stored under {@code seq}: its payload is joined from the store when read. */
+  public static DomainEvent stored(String tenant, long seq, long nowMs) {
+    return new DomainEvent(newEventId(nowMs), EVENT_STORED, tenant, seq, nowMs, null);
   }
 
   public static DomainEvent deleted(String tenant, Removal r, long nowMs) {
     String payload = "{\"id\":" + JsonStrings.quote(r.id()) + ",\"kind\":" + r.kind() + ",\"pubkey\":"
         + JsonStrings.quote(r.pubkey()) + ",\"reason\":" + JsonStrings.quote(r.reason().wireName()) + "}";
-    return new DomainEvent(newEventId(), EVENT_DELETED, tenant, r.seq(), nowMs, payload);
+    return new DomainEvent(newEventId(nowMs), EVENT_DELETED, tenant, r.seq(), nowMs, payload);
   }
 
   /** The message body: {@code {"event_id","type","tenant","seq","occurred_at","payload"}}. */
   public String body() {
+    return body(eventId, type, tenant, seq, occurredAt, payloadJson);
+  }
+
+  public static String body(String eventId, String type, String tenant, long seq, long occurredAt, String payloadJson) {
     StringBuilder b = new StringBuilder(payloadJson.length() + 160);
     b.append("{\"event_id\":\"").append(eventId).append("\",\"type\":\"").append(type).append("\",\"tenant\":");
     JsonStrings.quote(b, tenant);
@@ -35,14 +45,23 @@ public record DomainEvent(String eventId, String type, String tenant, long seq, 
     return b.toString();
   }
 
+  /** The body of an EventStored whose payload is the stored event's JSON bytes. */
+  public static String storedBody(String eventId, String tenant, long seq, long occurredAt, byte[] eventJson) {
+    return body(eventId, EVENT_STORED, tenant, seq, occurredAt, new String(eventJson, StandardCharsets.UTF_8));
+  }
+
   /**
-   * A random (version 4) UUID. Dedup ids need uniqueness, not secrecy: ThreadLocalRandom avoids
-   * SecureRandom's lock on the writer thread.
+   * A time-ordered UUID (version 7, RFC 9562): 48 bits of Unix milliseconds, then random bits. Rows
+   * are written in time order, so the unique index on {@code event_id} (and the ledger's key) grows
+   * at its end instead of at random pages. Dedup ids need uniqueness, not secrecy: ThreadLocalRandom
+   * avoids SecureRandom's lock on the writer thread.
    */
-  static String newEventId() {
-    ThreadLocalRandom r = ThreadLocalRandom.current();
-    long msb = (r.nextLong() & ~0xF000L) | 0x4000L;
-    long lsb = (r.nextLong() & ~(0xC000000000000000L)) | 0x8000000000000000L;
+  static String newEventId(long nowMs) {
+    long stamp = LAST.updateAndGet(prev -> Math.max(prev + 1, nowMs << 12));
+    long ms = stamp >>> 12;
+    long counter = stamp & 0xfff;
+    long msb = (ms << 16) | 0x7000L | counter;
+    long lsb = (ThreadLocalRandom.current().nextLong() & 0x3FFFFFFFFFFFFFFFL) | 0x8000000000000000L;
     return new UUID(msb, lsb).toString();
   }
 }

@@ -121,7 +121,7 @@ public final class OutboxCommands {
   private TenantStore.SqlWork<OutboxReply> workFor(OutboxCommand cmd) {
     if (cmd instanceof OutboxCommand.ClaimDue c) {
       return conn -> new OutboxReply.Claimed(c.requestId(),
-          OutboxQueue.claimDue(conn, System.currentTimeMillis(), c.limit(), c.leaseMs()), null);
+          OutboxQueue.claimDue(conn, c.tenant(), System.currentTimeMillis(), c.limit(), c.leaseMs()), null);
     } else if (cmd instanceof OutboxCommand.Settle s) {
       boolean prune = duePrune(s.tenant());
       return conn -> {

@@ -25,11 +25,11 @@ public final class OutboxQueue {
    * Claims up to {@code limit} due rows: pending with {@code available_at <= now}, and processing rows
    * whose claim is older than {@code leaseMs} (a crashed relay or consumer). Sets {@code claimed_at = now}.
    */
-  public static Claim claimDue(Connection c, long now, int limit, long leaseMs) throws SQLException {
+  public static Claim claimDue(Connection c, String tenant, long now, int limit, long leaseMs) throws SQLException {
     List<OutboxRow> rows = new ArrayList<>();
-    claim(c, "status = 'processing' AND claimed_at <= ?", now - leaseMs, now, limit, rows);
+    claim(c, tenant, "status = 'processing' AND claimed_at <= ?", now - leaseMs, now, limit, rows);
     if (rows.size() < limit) {
-      claim(c, "status = 'pending' AND available_at <= ?", now, now, limit - rows.size(), rows);
+      claim(c, tenant, "status = 'pending' AND available_at <= ?", now, now, limit - rows.size(), rows);
     }
     rows.sort(Comparator.comparingLong(OutboxRow::id));
     long pending;
@@ -50,20 +50,44 @@ public final class OutboxQueue {
     return new Claim(List.copyOf(rows), pending, nextDue);
   }
 
-  private static void claim(Connection c, String where, long bound, long now, int limit, List<OutboxRow> into)
-      throws SQLException {
+  private static void claim(Connection c, String tenant, String where, long bound, long now, int limit,
+      List<OutboxRow> into) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement("UPDATE event_queue SET status = 'processing', claimed_at = ?"
         + " WHERE id IN (SELECT id FROM event_queue WHERE " + where + " ORDER BY id LIMIT ?)"
-        + " RETURNING id, event_id, type, body, attempts")) {
+        + " RETURNING id, event_id, type, body, attempts, stored_seq, payload, created_at");
+        PreparedStatement json = c.prepareStatement("SELECT json FROM events WHERE seq = ?")) {
       ps.setLong(1, now);
       ps.setLong(2, bound);
       ps.setInt(3, limit);
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
-          into.add(new OutboxRow(rs.getLong(1), rs.getString(2), rs.getString(3), rs.getString(4), rs.getInt(5), now));
+          String body = rs.getString(4);
+          if (body.isEmpty()) {
+            body = storedBody(json, tenant, rs.getString(2), rs.getLong(6), rs.getBytes(7), rs.getLong(8));
+          }
+          into.add(new OutboxRow(rs.getLong(1), rs.getString(2), rs.getString(3), body, rs.getInt(5), now));
         }
       }
     }
+  }
+
+  /**
+   * The body of an EventStored row that names its event: the stored JSON, or the copy kept when the
+   * event left the store first. A row whose event is gone with no copy (written by no path of this
+   * code) gets a null payload rather than blocking the queue.
+   */
+  private static String storedBody(PreparedStatement json, String tenant, String eventId, long seq, byte[] kept,
+      long occurredAt) throws SQLException {
+    byte[] payload = kept;
+    if (payload == null) {
+      json.setLong(1, seq);
+      try (ResultSet e = json.executeQuery()) {
+        payload = e.next() ? e.getBytes(1) : null;
+      }
+    }
+    return payload == null
+        ? DomainEvent.body(eventId, DomainEvent.EVENT_STORED, tenant, seq, occurredAt, "null")
+        : DomainEvent.storedBody(eventId, tenant, seq, occurredAt, payload);
   }
 
   /** Applies each settlement if its claim is still ours; returns how many rows were dead-lettered. */

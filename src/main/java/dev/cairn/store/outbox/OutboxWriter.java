@@ -3,67 +3,109 @@ package dev.cairn.store.outbox;
 import dev.cairn.nostr.NostrEvent;
 import dev.cairn.store.PersistResult;
 import dev.cairn.store.Removal;
+import dev.cairn.store.StoredRow;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
-import java.util.ArrayList;
+import java.sql.Types;
 import java.util.List;
+import java.util.Set;
 
 /**
- * The single path that inserts outbox rows ({@link #enqueue}). It runs on the tenant store's writer
- * connection, inside the transaction that made the change, so the data and its domain events commit
- * (or roll back) together.
+ * The single path that inserts outbox rows ({@link #add} / {@link #enqueue}). It runs on the tenant
+ * store's writer connection, inside the transaction that made the change, so the data and its domain
+ * events commit (or roll back) together. An EventStored row names its event by store seq
+ * ({@code stored_seq}) instead of copying it; {@link #keepPayload} copies the JSON into {@code payload}
+ * when the event leaves the store before the row is delivered.
  */
 public final class OutboxWriter {
   private final String tenant;
   private final PreparedStatement insert;
+  private final PreparedStatement keep;
+  private int batched;
 
   public OutboxWriter(Connection writer, String tenant) throws SQLException {
     this.tenant = tenant;
     this.insert = writer.prepareStatement("INSERT INTO event_queue"
-        + "(event_id, type, body, status, attempts, available_at, created_at) VALUES (?, ?, ?, 'pending', 0, ?, ?)");
+        + "(event_id, type, body, status, attempts, available_at, created_at, stored_seq)"
+        + " VALUES (?, ?, ?, 'pending', 0, ?, ?, ?)");
+    this.keep = writer.prepareStatement("UPDATE event_queue SET payload = ?"
+        + " WHERE stored_seq = ? AND body = '' AND status IN ('pending', 'processing')");
   }
 
-  /** Enqueues {@code events}; call only inside the writer's open transaction. */
+  /**
+   * Adds the domain events of one persist outcome (EventStored, then one EventDeleted per removal);
+   * {@code removedInBatch}: seqs the same transaction removes again, whose EventStored carries the JSON.
+   */
+  public void add(NostrEvent event, PersistResult result, long nowMs, Set<Long> removedInBatch) throws SQLException {
+    if (!(result instanceof PersistResult.Stored s)) {
+      return;
+    }
+    DomainEvent stored = DomainEvent.stored(tenant, s.seq(), nowMs);
+    if (removedInBatch.contains(s.seq())) {
+      row(stored.eventId(), stored.type(), DomainEvent.storedBody(stored.eventId(), tenant, s.seq(), nowMs,
+          event.json()), nowMs, null);
+    } else {
+      row(stored.eventId(), stored.type(), "", nowMs, s.seq());
+    }
+    for (Removal r : s.removed()) {
+      DomainEvent d = DomainEvent.deleted(tenant, r, nowMs);
+      row(d.eventId(), d.type(), d.body(), nowMs, null);
+    }
+  }
+
+  /** Enqueues {@code events} (removals outside a batch: NIP-40 expiry); call only inside the writer's open transaction. */
   public void enqueue(List<DomainEvent> events) throws SQLException {
     for (DomainEvent e : events) {
-      insert.setString(1, e.eventId());
-      insert.setString(2, e.type());
-      insert.setString(3, e.body());
-      insert.setLong(4, e.occurredAt());
-      insert.setLong(5, e.occurredAt());
-      insert.addBatch();
+      row(e.eventId(), e.type(), e.body(), e.occurredAt(), null);
     }
-    if (!events.isEmpty()) {
-      insert.executeBatch();
-    }
+    flush();
   }
 
-  /** The domain events of one persist outcome: EventStored, then one EventDeleted per removal. */
-  public List<DomainEvent> eventsOf(NostrEvent event, PersistResult result, long nowMs) {
-    if (!(result instanceof PersistResult.Stored s)) {
-      return List.of();
-    }
-    List<DomainEvent> out = new ArrayList<>(1 + s.removed().size());
-    out.add(DomainEvent.stored(tenant, s.seq(), event, nowMs));
-    for (Removal r : s.removed()) {
-      out.add(DomainEvent.deleted(tenant, r, nowMs));
-    }
-    return out;
-  }
-
-  /** The domain events of removals outside a persist (NIP-40 expiry). */
+  /** The domain events of removals outside a batch (NIP-40 expiry). */
   public List<DomainEvent> eventsOf(List<Removal> removals, long nowMs) {
-    List<DomainEvent> out = new ArrayList<>(removals.size());
+    List<DomainEvent> out = new java.util.ArrayList<>(removals.size());
     for (Removal r : removals) {
       out.add(DomainEvent.deleted(tenant, r, nowMs));
     }
     return out;
   }
 
+  /** Writes what {@link #add} batched. */
+  public void flush() throws SQLException {
+    if (batched > 0) {
+      insert.executeBatch();
+      batched = 0;
+    }
+  }
+
+  /** {@code row} leaves the store: an undelivered EventStored of it keeps the event's JSON. */
+  public void keepPayload(StoredRow row) throws SQLException {
+    flush();
+    keep.setBytes(1, row.json());
+    keep.setLong(2, row.seq());
+    keep.executeUpdate();
+  }
+
+  private void row(String eventId, String type, String body, long nowMs, Long storedSeq) throws SQLException {
+    insert.setString(1, eventId);
+    insert.setString(2, type);
+    insert.setString(3, body);
+    insert.setLong(4, nowMs);
+    insert.setLong(5, nowMs);
+    if (storedSeq == null) {
+      insert.setNull(6, Types.INTEGER);
+    } else {
+      insert.setLong(6, storedSeq);
+    }
+    insert.addBatch();
+    batched++;
+  }
+
   public void close() {
     try {
       insert.close();
+      keep.close();
     } catch (SQLException ignored) {
       // closing anyway
     }

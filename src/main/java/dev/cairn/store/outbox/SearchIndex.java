@@ -19,8 +19,8 @@ public final class SearchIndex {
   public static void upsert(Connection c, long seq) throws SQLException {
     remove(c, seq);
     try (PreparedStatement ps = c.prepareStatement("INSERT INTO search_fts(rowid, content)"
-        + " SELECT seq, json_extract(json, '$.content') FROM events WHERE seq = ?"
-        + " AND coalesce(json_extract(json, '$.content'), '') <> ''")) {
+        + " SELECT seq, json_extract(CAST(json AS TEXT), '$.content') FROM events WHERE seq = ?"
+        + " AND coalesce(json_extract(CAST(json AS TEXT), '$.content'), '') <> ''")) {
       ps.setLong(1, seq);
       ps.executeUpdate();
     }

@@ -1,0 +1,100 @@
+package dev.cairn.network;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+
+/**
+ * The outbound side of one WebSocket. Messages wait in a {@link FrameQueue} and are encoded as
+ * WebSocket text frames (server frames are unmasked; permessage-deflate, when negotiated, allows
+ * uncompressed messages) straight into one pooled buffer per write, while the socket is writable:
+ * one write and one flush for however many messages are due, instead of a syscall per message.
+ * Netty's own outbound buffer therefore never holds more than about its high-water mark; what the
+ * client has not taken yet waits here, as shared references, and is bounded by the caller.
+ *
+ * <p>Written only on the socket's event loop (the listener's).
+ */
+final class WsOutput {
+  /** Bytes encoded into one buffer before it is handed to the socket. */
+  private static final int CHUNK = 64 * 1024;
+
+  private final ChannelHandlerContext ctx;
+  private final FrameQueue queue = new FrameQueue();
+
+  WsOutput(ChannelHandlerContext ctx) {
+    this.ctx = ctx;
+  }
+
+  Channel channel() {
+    return ctx.channel();
+  }
+
+  /** Queues one message (see {@link FrameQueue}); call {@link #drain} after a batch. */
+  void add(byte[] head, byte[] event) {
+    queue.add(head, event);
+  }
+
+  /** Payload bytes waiting for the client. */
+  long queuedBytes() {
+    return queue.bytes();
+  }
+
+  boolean idle() {
+    return queue.isEmpty();
+  }
+
+  /** Forgets what waits (the connection is being closed). */
+  void discard() {
+    queue.clear();
+  }
+
+  /**
+   * Writes what is queued while the socket stays writable, then flushes once. Returns true when
+   * everything was handed to the socket, false when some waits for the socket to drain.
+   */
+  boolean drain() {
+    Channel ch = ctx.channel();
+    if (queue.isEmpty()) {
+      return true;
+    }
+    if (!ch.isActive()) {
+      queue.clear();
+      return true;
+    }
+    boolean wrote = false;
+    while (!queue.isEmpty() && ch.isWritable()) {
+      ByteBuf out = ctx.alloc().directBuffer((int) Math.min(CHUNK + 1024, queue.bytes() + 14L * queue.size()));
+      while (!queue.isEmpty() && out.writerIndex() < CHUNK) {
+        encode(out, queue.headAt0(), queue.eventAt0());
+        queue.removeFirst();
+      }
+      ctx.write(out, ctx.voidPromise());
+      wrote = true;
+    }
+    if (wrote) {
+      ctx.flush();
+    }
+    return queue.isEmpty();
+  }
+
+  /** One unfragmented text frame: FIN + opcode 1, the payload length, then head [+ event + ']']. */
+  private static void encode(ByteBuf out, byte[] head, byte[] event) {
+    int len = FrameQueue.payloadLength(head, event);
+    out.ensureWritable(len + 10);
+    out.writeByte(0x81);
+    if (len < 126) {
+      out.writeByte(len);
+    } else if (len < 65536) {
+      out.writeByte(126);
+      out.writeShort(len);
+    } else {
+      out.writeByte(127);
+      out.writeLong(len);
+    }
+    out.writeBytes(head);
+    if (event != null) {
+      out.writeBytes(event);
+      out.writeByte(']');
+    }
+  }
+}

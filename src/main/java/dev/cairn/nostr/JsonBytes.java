@@ -1,0 +1,129 @@
+package dev.cairn.nostr;
+
+import java.util.Arrays;
+
+/**
+ * A growable UTF-8 byte buffer for outgoing JSON: strings are escaped exactly as {@link JsonStrings}
+ * does (the seven short escapes, other C0 controls as {@code &#92;u00XX}, everything else verbatim)
+ * and encoded straight to UTF-8, so no intermediate String is built. Not thread-safe; one per use.
+ */
+public final class JsonBytes {
+  private static final byte[] HEX = "0123456789ABCDEF".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+
+  private byte[] buf;
+  private int len;
+  /** Whether a string written so far needed a {@code &#92;u00XX} escape (its JSON and NIP-01 forms differ). */
+  private boolean controlEscape;
+
+  public JsonBytes(int capacity) {
+    buf = new byte[Math.max(16, capacity)];
+  }
+
+  public int length() {
+    return len;
+  }
+
+  public boolean hadControlEscape() {
+    return controlEscape;
+  }
+
+  public byte[] toByteArray() {
+    return Arrays.copyOf(buf, len);
+  }
+
+  public JsonBytes ascii(String s) {
+    int n = s.length();
+    ensure(n);
+    for (int i = 0; i < n; i++) {
+      buf[len++] = (byte) s.charAt(i);
+    }
+    return this;
+  }
+
+  public JsonBytes raw(byte[] bytes) {
+    return raw(bytes, 0, bytes.length);
+  }
+
+  public JsonBytes raw(byte[] bytes, int from, int to) {
+    ensure(to - from);
+    System.arraycopy(bytes, from, buf, len, to - from);
+    len += to - from;
+    return this;
+  }
+
+  public JsonBytes put(char asciiChar) {
+    ensure(1);
+    buf[len++] = (byte) asciiChar;
+    return this;
+  }
+
+  public JsonBytes number(long v) {
+    return ascii(Long.toString(v));
+  }
+
+  /** Appends {@code s} as a quoted JSON string in UTF-8. Unpaired surrogates become '?', as String.getBytes does. */
+  public JsonBytes string(String s) {
+    int n = s.length();
+    ensure(n * 3 + 2);
+    byte[] b = buf;
+    int p = len;
+    b[p++] = '"';
+    for (int i = 0; i < n; i++) {
+      char c = s.charAt(i);
+      if (c < 0x80) {
+        if (c >= 0x20 && c != '"' && c != '\\') {
+          b[p++] = (byte) c;
+          continue;
+        }
+        // escapes take at most 6 bytes for 1 char: make room beyond the 3 per char reserved
+        if (p + 6 + (n - i) * 3 + 1 > b.length) {
+          len = p;
+          ensure(6 + (n - i) * 3 + 1);
+          b = buf;
+        }
+        b[p++] = '\\';
+        switch (c) {
+          case '"' -> b[p++] = '"';
+          case '\\' -> b[p++] = '\\';
+          case '\n' -> b[p++] = 'n';
+          case '\r' -> b[p++] = 'r';
+          case '\t' -> b[p++] = 't';
+          case '\b' -> b[p++] = 'b';
+          case '\f' -> b[p++] = 'f';
+          default -> {
+            controlEscape = true;
+            b[p++] = 'u';
+            b[p++] = '0';
+            b[p++] = '0';
+            b[p++] = HEX[c >> 4];
+            b[p++] = HEX[c & 0xf];
+          }
+        }
+      } else if (c < 0x800) {
+        b[p++] = (byte) (0xc0 | (c >> 6));
+        b[p++] = (byte) (0x80 | (c & 0x3f));
+      } else if (Character.isHighSurrogate(c) && i + 1 < n && Character.isLowSurrogate(s.charAt(i + 1))) {
+        int cp = Character.toCodePoint(c, s.charAt(++i));
+        b[p++] = (byte) (0xf0 | (cp >> 18));
+        b[p++] = (byte) (0x80 | ((cp >> 12) & 0x3f));
+        b[p++] = (byte) (0x80 | ((cp >> 6) & 0x3f));
+        b[p++] = (byte) (0x80 | (cp & 0x3f));
+      } else if (Character.isSurrogate(c)) {
+        b[p++] = '?';
+      } else {
+        b[p++] = (byte) (0xe0 | (c >> 12));
+        b[p++] = (byte) (0x80 | ((c >> 6) & 0x3f));
+        b[p++] = (byte) (0x80 | (c & 0x3f));
+      }
+    }
+    b[p++] = '"';
+    len = p;
+    return this;
+  }
+
+  private void ensure(int extra) {
+    if (len + extra > buf.length) {
+      buf = Arrays.copyOf(buf, Math.max(buf.length * 2, len + extra));
+    }
+  }
+}

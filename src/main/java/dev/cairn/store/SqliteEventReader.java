@@ -1,0 +1,141 @@
+package dev.cairn.store;
+
+import dev.cairn.nostr.Filter;
+import dev.cairn.nostr.Hex;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The read path of a tenant's SQLite store (REQ history, COUNT, query plans), on a reader connection
+ * the caller holds. The event JSON comes back as the stored bytes, never decoded into a String.
+ */
+final class SqliteEventReader {
+  private static final Comparator<StoredEvent> NEWEST_FIRST =
+      Comparator.comparingLong(StoredEvent::createdAt).reversed().thenComparing(StoredEvent::id);
+
+  private SqliteEventReader() {}
+
+  /** One filter's WHERE clause and its limit. */
+  record Part(FilterSql.Where where, int limit) {}
+
+  /** The parts of a REQ: null-free, limit-0 filters and filters that match nothing dropped. */
+  static List<Part> parts(List<Filter> filters, long seqBelow, int defaultLimit, int maxLimit, long now) {
+    List<Part> out = new ArrayList<>(filters.size());
+    for (Filter f : filters) {
+      int limit = f.limit() == null ? Math.min(defaultLimit, maxLimit) : Math.min(f.limit(), maxLimit);
+      if (limit <= 0) {
+        continue;
+      }
+      FilterSql.Where w = FilterSql.where(f, seqBelow, now);
+      if (w != null) {
+        out.add(new Part(w, limit));
+      }
+    }
+    return out;
+  }
+
+  /** Per filter newest first up to its limit; the union deduplicated and ordered the same way. */
+  static List<StoredEvent> query(Connection c, List<Part> parts) throws SQLException {
+    if (parts.isEmpty()) {
+      return List.of();
+    }
+    boolean tx = parts.size() > 1;
+    if (tx) {
+      execute(c, "BEGIN"); // one snapshot for the whole union
+    }
+    try {
+      if (!tx) {
+        return rows(c, parts.get(0), null);
+      }
+      Map<String, StoredEvent> byId = new LinkedHashMap<>();
+      for (Part p : parts) {
+        rows(c, p, byId);
+      }
+      List<StoredEvent> out = new ArrayList<>(byId.values());
+      out.sort(NEWEST_FIRST);
+      return out;
+    } finally {
+      if (tx) {
+        execute(c, "COMMIT");
+      }
+    }
+  }
+
+  /** The rows of one part, into {@code byId} (skipping ids already there) or as a list. */
+  private static List<StoredEvent> rows(Connection c, Part p, Map<String, StoredEvent> byId) throws SQLException {
+    List<StoredEvent> out = byId == null ? new ArrayList<>(Math.min(p.limit(), 512)) : null;
+    try (PreparedStatement ps = c.prepareStatement(selectSql(p.where()))) {
+      FilterSql.bind(ps, p.where().params());
+      ps.setInt(p.where().params().size() + 1, p.limit());
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          String id = Hex.encode(rs.getBytes(2));
+          StoredEvent e = new StoredEvent(rs.getLong(1), id, rs.getLong(3), rs.getBytes(4));
+          if (out != null) {
+            out.add(e);
+          } else {
+            byId.putIfAbsent(id, e);
+          }
+        }
+      }
+    }
+    return out;
+  }
+
+  /** NIP-45: how many distinct stored events match any filter (limits ignored). */
+  static long count(Connection c, List<FilterSql.Where> wheres) throws SQLException {
+    if (wheres.isEmpty()) {
+      return 0;
+    }
+    StringBuilder sql = new StringBuilder("SELECT COUNT(*) FROM (");
+    List<Object> params = new ArrayList<>();
+    for (int i = 0; i < wheres.size(); i++) {
+      if (i > 0) {
+        sql.append(" UNION ");
+      }
+      sql.append("SELECT e.seq FROM ").append(wheres.get(i).from()).append(" WHERE ").append(wheres.get(i).sql());
+      params.addAll(wheres.get(i).params());
+    }
+    sql.append(')');
+    try (PreparedStatement ps = c.prepareStatement(sql.toString())) {
+      FilterSql.bind(ps, params);
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() ? rs.getLong(1) : 0L;
+      }
+    }
+  }
+
+  /** Query plan lines for one part (diagnostics and tests). */
+  static List<String> explain(Connection c, Part p) throws SQLException {
+    List<String> out = new ArrayList<>();
+    try (PreparedStatement ps = c.prepareStatement("EXPLAIN QUERY PLAN " + selectSql(p.where()))) {
+      FilterSql.bind(ps, p.where().params());
+      ps.setInt(p.where().params().size() + 1, p.limit());
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          out.add(rs.getString("detail"));
+        }
+      }
+    }
+    return out;
+  }
+
+  private static String selectSql(FilterSql.Where w) {
+    return "SELECT e.seq, e.id, e.created_at, e.json FROM " + w.from() + " WHERE " + w.sql()
+        + " ORDER BY " + w.orderBy() + " LIMIT ?";
+  }
+
+  private static void execute(Connection c, String sql) throws SQLException {
+    try (Statement st = c.createStatement()) {
+      st.execute(sql);
+    }
+  }
+}

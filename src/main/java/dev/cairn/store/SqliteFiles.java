@@ -1,0 +1,115 @@
+package dev.cairn.store;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+
+/** Opening SQLite files the way every store of Cairn wants them: directory, PRAGMAs, WAL. */
+public final class SqliteFiles {
+  /** Busy timeout of every connection, ms. */
+  static final int BUSY_TIMEOUT_MS = 5000;
+  /**
+   * Page size of new databases. Group commits write every page they dirtied to the WAL, and the
+   * random-key indexes (ids, pubkeys, tags) dirty about one page per entry: fewer, larger pages
+   * measured cheaper per event than 4 KB ones (docs/benchmarks.md). Existing files keep theirs.
+   */
+  static final int PAGE_SIZE = 8192;
+
+  private SqliteFiles() {}
+
+  /** The absolute path of a DB file whose directory now exists. */
+  public static Path withDirectory(Path dbFile) throws StoreException {
+    Path abs = dbFile.toAbsolutePath();
+    try {
+      if (abs.getParent() != null) {
+        Files.createDirectories(abs.getParent());
+      }
+    } catch (IOException e) {
+      throw new StoreException("cannot create directory for " + abs, e);
+    }
+    return abs;
+  }
+
+  /** The kinds of connection a store opens. */
+  public enum Role {
+    /** The one writer: WAL switch (retried like a migration race), checkpoints left to {@link #CHECKPOINTER}. */
+    WRITER,
+    /** A query connection: read-only. */
+    READER,
+    /** Runs the WAL checkpoints, off the writer's thread. */
+    CHECKPOINTER,
+    /** A connection that writes and checkpoints itself (the meta DB, tools). */
+    STANDALONE
+  }
+
+  /** Opens a connection with the store PRAGMAs. */
+  public static Connection open(Path file, Role role) throws SQLException {
+    boolean fresh = !Files.exists(file);
+    Connection c = DriverManager.getConnection("jdbc:sqlite:" + file);
+    try {
+      try (Statement st = c.createStatement()) {
+        st.execute("PRAGMA busy_timeout = " + BUSY_TIMEOUT_MS);
+        st.execute("PRAGMA foreign_keys = ON");
+        if (fresh && role != Role.READER) {
+          st.execute("PRAGMA page_size = " + PAGE_SIZE);
+        }
+      }
+      if (role == Role.WRITER) {
+        registerFunctions(c);
+      }
+      if (role == Role.WRITER || role == Role.STANDALONE) {
+        Migrator.retry(Migrator.DEFAULT_TRIES, Migrator.DEFAULT_INITIAL_BACKOFF_MS,
+            Migrator.DEFAULT_MAX_BACKOFF_MS, () -> {
+              try (Statement st = c.createStatement();
+                  ResultSet rs = st.executeQuery("PRAGMA journal_mode = WAL")) {
+                String mode = rs.next() ? rs.getString(1) : "";
+                if (!"wal".equalsIgnoreCase(mode)) {
+                  throw new SQLException("could not switch to WAL (journal_mode=" + mode + ")");
+                }
+              }
+              return null;
+            });
+      }
+      try (Statement st = c.createStatement()) {
+        st.execute("PRAGMA synchronous = NORMAL");
+        // The writer never checkpoints inside a commit: the CHECKPOINTER connection does it on
+        // another thread (TenantStore.checkpoint). A standalone connection keeps SQLite's default.
+        st.execute("PRAGMA wal_autocheckpoint = " + (role == Role.STANDALONE ? 1000 : 0));
+        st.execute("PRAGMA journal_size_limit = 67108864");
+        st.execute("PRAGMA mmap_size = 268435456");
+        st.execute("PRAGMA temp_store = MEMORY");
+        st.execute("PRAGMA cache_size = " + (role == Role.READER ? -16_000 : -64_000));
+        if (role == Role.READER) {
+          st.execute("PRAGMA query_only = ON");
+        }
+      }
+      return c;
+    } catch (SQLException | RuntimeException e) {
+      closeQuietly(c);
+      throw e;
+    }
+  }
+
+  /** The SQL functions tenant migrations use: {@code tag_key(name, value)}, the tag index key ({@link TagKey}). */
+  public static void registerFunctions(Connection c) throws SQLException {
+    org.sqlite.Function.create(c, "tag_key", new org.sqlite.Function() {
+      @Override
+      protected void xFunc() throws SQLException {
+        result(TagKey.of(value_text(0), value_text(1)));
+      }
+    });
+  }
+
+  static void closeQuietly(Connection c) {
+    try {
+      c.close();
+    } catch (SQLException ignored) {
+      // closing anyway
+    }
+  }
+}
