@@ -47,3 +47,12 @@ CREATE INDEX event_queue_stored ON event_queue(stored_seq) WHERE stored_seq IS N
 -- leaves the store within the feed's retention, its JSON is copied into the row (json).
 ALTER TABLE feed_events ADD COLUMN store_seq INTEGER;
 CREATE INDEX feed_events_store_seq ON feed_events(store_seq) WHERE store_seq IS NOT NULL;
+
+-- NIP-50 index without a second copy of every content (contentless; rows can still be deleted).
+-- Rebuilt from the stored events: the search handler's upserts are idempotent.
+DROP TABLE search_fts;
+CREATE VIRTUAL TABLE search_fts USING fts5(content, content = '', contentless_delete = 1,
+  tokenize = 'unicode61 remove_diacritics 2');
+INSERT INTO search_fts(rowid, content)
+  SELECT seq, json_extract(CAST(json AS TEXT), '$.content') FROM events
+  WHERE coalesce(json_extract(CAST(json AS TEXT), '$.content'), '') <> '';

@@ -17,5 +17,4 @@ public sealed interface OutboxReply extends DeliveryInbox {
 
   record LedgerFinished(long requestId, boolean changed, String error) implements OutboxReply {}
 
-  record SearchIndexed(long requestId, String error) implements OutboxReply {}
 }

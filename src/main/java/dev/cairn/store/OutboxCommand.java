@@ -13,8 +13,17 @@ public sealed interface OutboxCommand extends DatabaseInbox {
 
   String tenant();
 
-  /** Claims up to {@code limit} due rows (and stale claims older than {@code leaseMs}). */
-  record ClaimDue(long requestId, String tenant, int limit, long leaseMs) implements OutboxCommand {}
+  /**
+   * Claims up to {@code limit} due rows (and stale claims older than {@code leaseMs}) and runs the
+   * {@code localHandlers} on them in the same transaction; with {@code settle} the rows they are done
+   * with are marked done there too (no handler outside the DB is waiting for them).
+   */
+  record ClaimDue(long requestId, String tenant, int limit, long leaseMs, List<String> localHandlers, boolean settle)
+      implements OutboxCommand {
+    public ClaimDue {
+      localHandlers = List.copyOf(localHandlers);
+    }
+  }
 
   /** Settles claimed rows: done, retry, dead-letter or defer, each only while the claim is ours. */
   record Settle(long requestId, String tenant, List<Settlement> settlements) implements OutboxCommand {
@@ -31,6 +40,4 @@ public sealed interface OutboxCommand extends DatabaseInbox {
   record FinishLedger(long requestId, String tenant, String eventId, String handler, long startedAt, boolean done)
       implements OutboxCommand {}
 
-  /** The search handler's effect: index the stored row ({@code EventStored}) or drop it ({@code EventDeleted}). */
-  record IndexSearch(long requestId, String tenant, String type, long seq) implements OutboxCommand {}
 }

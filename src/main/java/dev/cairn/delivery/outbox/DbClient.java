@@ -49,8 +49,9 @@ final class DbClient {
     }
   }
 
-  Future<OutboxQueue.Claim> claimDue(String tenant, int limit, long leaseMs) {
-    return ask(id -> new OutboxCommand.ClaimDue(id, tenant, limit, leaseMs))
+  /** Claims due rows and runs the local handlers on them; with {@code settle} what they finished is done already. */
+  Future<OutboxQueue.Claim> claimDue(String tenant, int limit, long leaseMs, List<String> localHandlers, boolean settle) {
+    return ask(id -> new OutboxCommand.ClaimDue(id, tenant, limit, leaseMs, localHandlers, settle))
         .map(r -> ((OutboxReply.Claimed) r).claim());
   }
 
@@ -67,10 +68,6 @@ final class DbClient {
   Future<Boolean> finishLedger(String tenant, String eventId, String handler, long startedAt, boolean done) {
     return ask(id -> new OutboxCommand.FinishLedger(id, tenant, eventId, handler, startedAt, done))
         .map(r -> ((OutboxReply.LedgerFinished) r).changed());
-  }
-
-  Future<Void> indexSearch(String tenant, String type, long seq) {
-    return ask(id -> new OutboxCommand.IndexSearch(id, tenant, type, seq)).mapEmpty();
   }
 
   /** An answer from database-engine. */

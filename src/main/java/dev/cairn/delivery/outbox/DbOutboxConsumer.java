@@ -1,5 +1,6 @@
 package dev.cairn.delivery.outbox;
 
+import dev.cairn.store.outbox.LocalHandlers;
 import dev.cairn.store.outbox.OutboxQueue;
 import dev.cairn.store.outbox.OutboxRow;
 import dev.cairn.store.outbox.Settlement;
@@ -29,11 +30,23 @@ final class DbOutboxConsumer {
     this.metrics = metrics;
   }
 
-  /** One cycle for {@code tenant}; see {@link OutboxPump} for the answer. */
+  /**
+   * One cycle for {@code tenant}; see {@link OutboxPump} for the answer. The engine claims the due rows
+   * and runs the local handlers on them in one transaction; with no handler outside the DB it also
+   * marks them done there, and only rows a local handler failed on come back here to be retried.
+   */
   Future<Long> cycle(String tenant) {
-    return db.claimDue(tenant, settings.batch(), settings.claimLeaseMs()).compose(claim -> {
+    boolean localOnly = runner.isEmpty();
+    return db.claimDue(tenant, settings.batch(), settings.claimLeaseMs(), LocalHandlers.ALL, localOnly).compose(claim -> {
       metrics.pending(tenant, claim.pending());
+      metrics.local(claim.local());
+      if (claim.settled() > 0) {
+        metrics.published(OutboxSettings.DB, claim.settled());
+      }
       if (claim.rows().isEmpty()) {
+        if (claim.settled() >= settings.batch()) {
+          return Future.succeededFuture(OutboxPump.AGAIN);
+        }
         return Future.succeededFuture(claim.nextDueMs() < 0 ? OutboxPump.IDLE : claim.nextDueMs());
       }
       List<Future<Settlement>> each = new ArrayList<>(claim.rows().size());
@@ -42,7 +55,7 @@ final class DbOutboxConsumer {
       }
       return Future.join(each).transform(x -> {
         List<Settlement> settlements = new ArrayList<>(each.size());
-        long next = claim.rows().size() >= settings.batch() ? OutboxPump.AGAIN : claim.nextDueMs();
+        long next = claim.rows().size() + claim.settled() >= settings.batch() ? OutboxPump.AGAIN : claim.nextDueMs();
         int done = 0;
         for (Future<Settlement> f : each) {
           Settlement s = f.result();
@@ -69,6 +82,9 @@ final class DbOutboxConsumer {
   }
 
   private Future<Settlement> deliver(OutboxRow row) {
+    if (row.localError() != null) {
+      return Future.succeededFuture(failed(row, row.localError()));
+    }
     OutboxMessage m;
     try {
       m = OutboxMessage.parse(row.body());

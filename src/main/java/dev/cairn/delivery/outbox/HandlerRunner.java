@@ -39,6 +39,11 @@ final class HandlerRunner {
     this.ledgerLeaseMs = ledgerLeaseMs;
   }
 
+  /** True when no handler runs outside the DB (only the engine's local handlers). */
+  boolean isEmpty() {
+    return handlers.isEmpty();
+  }
+
   Future<Outcome> run(OutboxMessage m) {
     List<Future<Outcome>> each = new ArrayList<>(handlers.size());
     for (OutboxHandler h : handlers) {

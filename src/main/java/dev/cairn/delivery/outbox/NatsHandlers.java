@@ -43,6 +43,10 @@ final class NatsHandlers {
 
   /** Starts consuming (blocking jnats calls on the worker). */
   Future<Void> start(Connection nc) {
+    if (runner.isEmpty()) {
+      LOG.info("outbox: no handler consumes from NATS (search runs in the engine; forward.relays is empty)");
+      return Future.succeededFuture();
+    }
     return worker.executeBlocking(() -> {
       if (OutboxSettings.CORE.equals(settings.natsMode())) {
         dispatcher = nc.createDispatcher(msg -> context.runOnContext(v -> processCore(msg)));

@@ -8,6 +8,7 @@ import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.WorkerExecutor;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.logging.Level;
@@ -48,9 +49,14 @@ public final class OutboxDelivery {
     Context context = vertx.getOrCreateContext();
     db = new DbClient(vertx, channels.open("delivery->database-engine(outbox)", Addresses.DATABASE_ENGINE));
     db.start();
-    forward = new ForwardHandler(vertx, settings.forwardRelays());
-    HandlerRunner runner = new HandlerRunner(List.of(new SearchHandler(db), forward), db, metrics,
-        settings.ledgerLeaseMs());
+    // search runs inside the engine's claim transaction (LocalHandlers); only handlers with an
+    // effect outside the DB run here, and forward only when there is somewhere to forward to
+    List<OutboxHandler> external = new ArrayList<>();
+    if (!settings.forwardRelays().isEmpty()) {
+      forward = new ForwardHandler(vertx, settings.forwardRelays());
+      external.add(forward);
+    }
+    HandlerRunner runner = new HandlerRunner(external, db, metrics, settings.ledgerLeaseMs());
     if (OutboxSettings.DB.equals(settings.backend())) {
       DbOutboxConsumer consumer = new DbOutboxConsumer(db, runner, settings, metrics);
       pump = new OutboxPump(vertx, consumer::cycle);

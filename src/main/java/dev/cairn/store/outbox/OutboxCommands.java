@@ -120,8 +120,21 @@ public final class OutboxCommands {
 
   private TenantStore.SqlWork<OutboxReply> workFor(OutboxCommand cmd) {
     if (cmd instanceof OutboxCommand.ClaimDue c) {
-      return conn -> new OutboxReply.Claimed(c.requestId(),
-          OutboxQueue.claimDue(conn, c.tenant(), System.currentTimeMillis(), c.limit(), c.leaseMs()), null);
+      return conn -> {
+        long now = System.currentTimeMillis();
+        OutboxQueue.Claim claim = OutboxQueue.claimDue(conn, c.tenant(), now, c.limit(), c.leaseMs());
+        int[] counts = new int[3];
+        List<OutboxRow> rows = LocalHandlers.run(conn, claim.rows(), c.localHandlers(), now, counts);
+        int settled = 0;
+        if (c.settle()) {
+          List<OutboxRow> done = rows.stream().filter(r -> r.localError() == null).toList();
+          settled = OutboxQueue.markDone(conn, done);
+          rows = rows.stream().filter(r -> r.localError() != null).toList();
+        }
+        return new OutboxReply.Claimed(c.requestId(), new OutboxQueue.Claim(rows, claim.pending() - settled,
+            claim.nextDueMs(), new LocalHandlers.Outcome(c.localHandlers(), counts[0], counts[1], counts[2]), settled),
+            null);
+      };
     } else if (cmd instanceof OutboxCommand.Settle s) {
       boolean prune = duePrune(s.tenant());
       return conn -> {
@@ -140,15 +153,6 @@ public final class OutboxCommands {
       return conn -> new OutboxReply.LedgerFinished(f.requestId(), f.done()
           ? ProcessedEventLedger.done(conn, f.eventId(), f.handler(), f.startedAt(), System.currentTimeMillis())
           : ProcessedEventLedger.release(conn, f.eventId(), f.handler(), f.startedAt()), null);
-    } else if (cmd instanceof OutboxCommand.IndexSearch i) {
-      return conn -> {
-        if (DomainEvent.EVENT_DELETED.equals(i.type())) {
-          SearchIndex.remove(conn, i.seq());
-        } else {
-          SearchIndex.upsert(conn, i.seq());
-        }
-        return new OutboxReply.SearchIndexed(i.requestId(), null);
-      };
     }
     throw new IllegalStateException("unhandled outbox command " + cmd);
   }
@@ -174,6 +178,6 @@ public final class OutboxCommands {
     } else if (cmd instanceof OutboxCommand.FinishLedger) {
       return new OutboxReply.LedgerFinished(cmd.requestId(), false, e);
     }
-    return new OutboxReply.SearchIndexed(cmd.requestId(), e);
+    throw new IllegalStateException("unhandled outbox command " + cmd);
   }
 }

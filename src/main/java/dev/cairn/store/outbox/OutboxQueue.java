@@ -16,8 +16,16 @@ public final class OutboxQueue {
   /** Done rows are kept this long, then pruned lazily. */
   public static final long DONE_RETENTION_MS = 30L * 24 * 3600 * 1000;
 
-  /** What a claim found: the rows now ours, rows still waiting, and when the next one is due (-1: none). */
-  public record Claim(List<OutboxRow> rows, long pending, long nextDueMs) {}
+  /**
+   * What a claim found: the rows now ours, rows still waiting, and when the next one is due (-1: none);
+   * {@code local}: what the local handlers did with the rows ({@link LocalHandlers}), {@code settled}:
+   * how many rows were marked done in the claim's own transaction.
+   */
+  public record Claim(List<OutboxRow> rows, long pending, long nextDueMs, LocalHandlers.Outcome local, int settled) {
+    public Claim(List<OutboxRow> rows, long pending, long nextDueMs) {
+      this(rows, pending, nextDueMs, LocalHandlers.Outcome.NONE, 0);
+    }
+  }
 
   private OutboxQueue() {}
 
@@ -62,10 +70,13 @@ public final class OutboxQueue {
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
           String body = rs.getString(4);
+          long seq = rs.getLong(6);
           if (body.isEmpty()) {
-            body = storedBody(json, tenant, rs.getString(2), rs.getLong(6), rs.getBytes(7), rs.getLong(8));
+            body = storedBody(json, tenant, rs.getString(2), seq, rs.getBytes(7), rs.getLong(8));
+          } else if (seq == 0) {
+            seq = new io.vertx.core.json.JsonObject(body).getLong("seq", 0L);
           }
-          into.add(new OutboxRow(rs.getLong(1), rs.getString(2), rs.getString(3), body, rs.getInt(5), now));
+          into.add(new OutboxRow(rs.getLong(1), rs.getString(2), rs.getString(3), body, rs.getInt(5), now, seq, null));
         }
       }
     }
@@ -118,6 +129,20 @@ public final class OutboxQueue {
       }
     }
     return dead;
+  }
+
+  /** Marks claimed rows done (their claim is ours: same transaction as the claim); returns how many. */
+  public static int markDone(Connection c, List<OutboxRow> rows) throws SQLException {
+    int n = 0;
+    try (PreparedStatement done = c.prepareStatement("UPDATE event_queue SET status = 'done', claimed_at = NULL,"
+        + " last_error = NULL WHERE id = ? AND status = 'processing' AND claimed_at = ?")) {
+      for (OutboxRow r : rows) {
+        done.setLong(1, r.id());
+        done.setLong(2, r.claimedAt());
+        n += done.executeUpdate();
+      }
+    }
+    return n;
   }
 
   /** Deletes up to {@code max} done rows older than the retention. */

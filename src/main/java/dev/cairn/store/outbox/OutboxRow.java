@@ -1,4 +1,18 @@
 package dev.cairn.store.outbox;
 
-/** One claimed outbox row: {@code claimedAt} (ms) is the claim's owner token for settling it. */
-public record OutboxRow(long id, String eventId, String type, String body, int attempts, long claimedAt) {}
+/**
+ * One claimed outbox row: {@code claimedAt} (ms) is the claim's owner token for settling it; {@code seq}
+ * the store seq its domain event is about; {@code localError} why a local handler failed on it (null:
+ * every local handler is done).
+ */
+public record OutboxRow(long id, String eventId, String type, String body, int attempts, long claimedAt, long seq,
+    String localError) {
+
+  public OutboxRow(long id, String eventId, String type, String body, int attempts, long claimedAt) {
+    this(id, eventId, type, body, attempts, claimedAt, 0, null);
+  }
+
+  OutboxRow failedLocally(String error) {
+    return new OutboxRow(id, eventId, type, body, attempts, claimedAt, seq, error);
+  }
+}
