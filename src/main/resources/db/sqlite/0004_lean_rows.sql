@@ -56,3 +56,7 @@ CREATE VIRTUAL TABLE search_fts USING fts5(content, content = '', contentless_de
 INSERT INTO search_fts(rowid, content)
   SELECT seq, json_extract(CAST(json AS TEXT), '$.content') FROM events
   WHERE coalesce(json_extract(CAST(json AS TEXT), '$.content'), '') <> '';
+
+-- The engine's local handlers (search) record here, in the claim's transaction, that they are done
+-- with a row: their ledger is the row itself.
+ALTER TABLE event_queue ADD COLUMN local_done INTEGER NOT NULL DEFAULT 0;

@@ -11,7 +11,7 @@ public sealed interface OutboxReply extends DeliveryInbox {
 
   record Claimed(long requestId, OutboxQueue.Claim claim, String error) implements OutboxReply {}
 
-  record Settled(long requestId, int deadLettered, String error) implements OutboxReply {}
+  record Settled(long requestId, int left, int deadLettered, String error) implements OutboxReply {}
 
   record LedgerClaimed(long requestId, LedgerClaim claim, String error) implements OutboxReply {}
 

@@ -18,6 +18,7 @@ import dev.cairn.store.DatabaseEngine;
 import dev.cairn.store.DatabaseInbox;
 import dev.cairn.store.PersistResult;
 import dev.cairn.store.feed.FeedMetrics;
+import dev.cairn.store.outbox.OutboxPendingGauge;
 import dev.cairn.store.feed.FeedSettings;
 import dev.cairn.tree.Addresses;
 import dev.cairn.tree.BoundedChannel;
@@ -50,6 +51,8 @@ public final class Root extends VerticleBase {
   /** Seed 003: one set of feed meters per server, shared by database-engine and delivery. */
   private final FeedMetrics feedMetrics;
   private final FeedSettings feedSettings;
+  /** Seed 000: cairn_outbox_pending, kept current by whichever database-engine is deployed. */
+  private final OutboxPendingGauge outboxPending;
   /** Seed 000: the outbox's settings (outbox.*, nats.*, forward.relays). */
   private final OutboxSettings outboxSettings;
   private final Map<Long, InFlight> tickets = new HashMap<>();
@@ -96,6 +99,7 @@ public final class Root extends VerticleBase {
     this.probes = new HealthProbes(this::notReadyReason, scrape);
     this.feedMetrics = new FeedMetrics(metrics.registry());
     this.feedSettings = FeedSettings.from(config);
+    this.outboxPending = new OutboxPendingGauge(metrics.registry());
     this.outboxSettings = OutboxSettings.from(config.raw());
   }
 
@@ -138,7 +142,7 @@ public final class Root extends VerticleBase {
   private DatabaseEngine databaseEngine() {
     return currentEngine = new DatabaseEngine(channels, config.storeDir(), List.copyOf(config.tenants().keySet()),
         config.storeReaders(), config.maxBatch(), config.limits().defaultLimit(), config.limits().maxLimit(),
-        crashReporter("database-engine")).withFeed(feedSettings, feedMetrics)
+        crashReporter("database-engine")).withFeed(feedSettings, feedMetrics).withOutboxGauge(outboxPending)
         .expirySweepEvery(Durations.parse("store.expiry_sweep_interval",
             config.raw().getJsonObject("store").getString("expiry_sweep_interval", "60s")).toMillis());
   }

@@ -6,6 +6,7 @@ import dev.cairn.store.feed.FeedMetrics;
 import dev.cairn.store.feed.FeedSettings;
 import dev.cairn.store.feed.StoreAccess;
 import dev.cairn.store.outbox.OutboxCommands;
+import dev.cairn.store.outbox.OutboxPendingGauge;
 import dev.cairn.tree.Addresses;
 import dev.cairn.tree.BoundedChannel;
 import dev.cairn.tree.Channels;
@@ -44,7 +45,8 @@ public final class DatabaseEngine extends Supervised {
   private final int maxBatch;
   private final int defaultLimit;
   private final int maxLimit;
-  private final Map<String, TenantStore> stores = new HashMap<>();
+  /** Read lock-free from any thread (the event loop, metrics); opened and replaced on worker threads only. */
+  private final Map<String, TenantStore> stores = new java.util.concurrent.ConcurrentHashMap<>();
   private final Map<String, List<Pending>> pending = new HashMap<>();
   private final Map<String, Boolean> committing = new HashMap<>();
   private volatile Map<String, Long> openedHighWater = Map.of();
@@ -76,6 +78,14 @@ public final class DatabaseEngine extends Supervised {
     this.maxBatch = maxBatch;
     this.defaultLimit = defaultLimit;
     this.maxLimit = maxLimit;
+  }
+
+  private OutboxPendingGauge pendingGauge;
+
+  /** Seed 000: the {@code cairn_outbox_pending} meter this engine keeps current; call before deploying. */
+  public DatabaseEngine withOutboxGauge(OutboxPendingGauge gauge) {
+    this.pendingGauge = gauge;
+    return this;
   }
 
   /** Seed 003: the change feed's settings and meters; call before deploying. */
@@ -120,14 +130,15 @@ public final class DatabaseEngine extends Supervised {
       for (String t : tenantIds) {
         meta.ensureTenant(t);
         TenantStore s = TenantStore.open(storeDir.resolve("tenants").resolve(t + ".db"), readers);
-        synchronized (stores) {
-          stores.put(t, s);
-        }
+        stores.put(t, s);
         hw.put(t, s.highWaterSeq());
       }
       return Map.copyOf(hw);
     }).onSuccess(hw -> {
       openedHighWater = hw;
+      if (pendingGauge != null) {
+        pendingGauge.source(() -> stores.values().stream().mapToLong(TenantStore::outboxBacklog).sum());
+      }
       outboxCommands = new OutboxCommands(this::storeOf, writer,
           channels.open("database-engine->delivery(outbox)", Addresses.DELIVERY));
       feed = new FeedEngine(vertx, channels, writer, readerPool, feedAccess(), meta::feedEpoch,
@@ -141,10 +152,8 @@ public final class DatabaseEngine extends Supervised {
   public Future<?> stop() {
     Future<Void> feedDone = feed == null ? Future.succeededFuture() : feed.shutdown();
     return feedDone.eventually(() -> writer.executeBlocking(() -> {
-      synchronized (stores) {
-        stores.values().forEach(TenantStore::close);
-        stores.clear();
-      }
+      stores.values().forEach(TenantStore::close);
+      stores.clear();
       if (meta != null) {
         meta.close();
       }
@@ -241,9 +250,7 @@ public final class DatabaseEngine extends Supervised {
 
   /** Seed 000: the open store of {@code tenant}, or null. */
   private TenantStore storeOf(String tenant) {
-    synchronized (stores) {
-      return stores.get(tenant);
-    }
+    return stores.get(tenant);
   }
 
   /**
@@ -263,7 +270,9 @@ public final class DatabaseEngine extends Supervised {
         if (!tenantIds.contains(tenant)) {
           return null;
         }
-        synchronized (stores) {
+        // Worker threads only; the per-tenant lock is never taken on the event loop, which reads
+        // the map without locking.
+        synchronized (reopenLock(tenant)) {
           TenantStore s = stores.get(tenant);
           if (s == null || s.isClosed()) {
             s = TenantStore.open(storeDir.resolve("tenants").resolve(tenant + ".db"), readers);
@@ -273,6 +282,12 @@ public final class DatabaseEngine extends Supervised {
         }
       }
     };
+  }
+
+  private final Map<String, Object> reopenLocks = new java.util.concurrent.ConcurrentHashMap<>();
+
+  private Object reopenLock(String tenant) {
+    return reopenLocks.computeIfAbsent(tenant, t -> new Object());
   }
 
   /** NIP-40: expired events are deleted on the engine's own clock. */

@@ -49,6 +49,8 @@ public final class TenantStore implements AutoCloseable {
   private final ReentrantLock writeLock = new ReentrantLock();
   private final ReentrantLock checkpointLock = new ReentrantLock();
   private volatile long highWater;
+  /** Outbox rows not yet delivered (pending or claimed): counted at open, then kept by every write and settle. */
+  private final java.util.concurrent.atomic.AtomicLong outboxBacklog = new java.util.concurrent.atomic.AtomicLong();
   private volatile boolean closed;
 
   // Writer statements, prepared once (used only under writeLock).
@@ -76,6 +78,20 @@ public final class TenantStore implements AutoCloseable {
     this.outbox = new OutboxWriter(writer, tenant);
     this.events = new SqliteEventWriter(writer, outbox);
     this.highWater = readHighWater(writer);
+    try (Statement st = writer.createStatement();
+        ResultSet rs = st.executeQuery("SELECT COUNT(*) FROM event_queue WHERE status IN ('pending', 'processing')")) {
+      outboxBacklog.set(rs.next() ? rs.getLong(1) : 0);
+    }
+  }
+
+  /** Outbox rows not yet delivered ({@code cairn_outbox_pending}): current, with no query. */
+  public long outboxBacklog() {
+    return outboxBacklog.get();
+  }
+
+  /** {@code n} outbox rows were delivered or dead-lettered (their transaction committed). */
+  public void outboxSettled(int n) {
+    outboxBacklog.addAndGet(-n);
   }
 
   /**
@@ -189,9 +205,11 @@ public final class TenantStore implements AutoCloseable {
       events.apply(plan, batch, System.currentTimeMillis());
       commit.execute();
       highWater = plan.highWater();
+      outboxBacklog.addAndGet(outbox.takeWritten());
       return plan.results();
     } catch (SQLException | RuntimeException e) {
       rollbackQuietly();
+      outbox.takeWritten();
       throw e;
     }
   }
@@ -233,9 +251,11 @@ public final class TenantStore implements AutoCloseable {
         events.apply(new WritePlan(List.of(), ops, highWater), List.of(), System.currentTimeMillis());
         outbox.enqueue(outbox.eventsOf(out, System.currentTimeMillis()));
         commit.execute();
+        outboxBacklog.addAndGet(outbox.takeWritten());
         return out;
       } catch (SQLException | RuntimeException e) {
         rollbackQuietly();
+        outbox.takeWritten();
         throw e;
       }
     } catch (SQLException e) {

@@ -51,9 +51,9 @@ class NatsBackendTest {
         OutboxDb.await("40 messages in the stream", 30, () -> nats.messageCount() == 40);
         OutboxDb.await("rows marked done", 30,
             () -> OutboxDb.count(db, "SELECT COUNT(*) FROM event_queue WHERE status = 'done'") == 40);
-        // Handlers consume from the durable JetStream consumer, under the ledger.
-        OutboxDb.await("search handler ran from JetStream", 30, () -> OutboxDb.count(db,
-            "SELECT COUNT(*) FROM processed_events WHERE handler = 'search' AND status = 'done'") == 40);
+        // The search handler ran in the engine, in the claim's transaction (no NATS round trip).
+        OutboxDb.await("search handler done", 30, () -> OutboxDb.count(db,
+            "SELECT COUNT(*) FROM event_queue WHERE local_done = 1") == 40);
         assertEquals(40, client.query("s", new JsonObject().put("search", "kiwi")).size());
         relay.stop();
       }
@@ -103,7 +103,9 @@ class NatsBackendTest {
         OutboxDb.await("first 5 relayed", 30, () -> nats.messageCount() == 5);
         proxy.stop(); // NATS goes away mid-run
         List<String> during = publish(client, bob, 20, "during");
-        Thread.sleep(3000); // let the relay try (it must not spend attempts)
+        // The relay sees the outage (rows it tried meanwhile are deferred with the reason), and waits.
+        OutboxDb.await("the relay saw the outage", 30, () -> relay.metrics().contains("cairn_outbox_nats_connected 0.0")
+            || OutboxDb.count(db, "SELECT COUNT(*) FROM event_queue WHERE last_error = 'NATS unreachable'") > 0);
         assertEquals(20, OutboxDb.count(db, "SELECT COUNT(*) FROM event_queue WHERE status IN ('pending', 'processing')"
             + " AND attempts = 0"), "rows wait");
         assertEquals(0, OutboxDb.count(db, "SELECT COUNT(*) FROM event_queue WHERE status = 'dead_lettered'"));
@@ -153,9 +155,8 @@ class NatsBackendTest {
         String eventId = OutboxDb.rows(db).get(0).eventId();
         assertTrue(records.stream().anyMatch(r -> r.getMessage().contains("event_id=" + eventId)));
         assertEquals(2, refusing.count(ev.getString("id")), "max_deliver = outbox.max_attempts deliveries");
-        // The other handler ran (once) and the event is searchable.
-        assertEquals(1, OutboxDb.count(db,
-            "SELECT COUNT(*) FROM processed_events WHERE handler = 'search' AND status = 'done'"));
+        // The search handler ran (once, in the engine) and the event is searchable.
+        assertEquals(1, OutboxDb.count(db, "SELECT COUNT(*) FROM event_queue WHERE local_done = 1"));
         assertEquals(1, client.query("s", new JsonObject().put("search", "fig")).size());
       }
     } finally {
@@ -166,15 +167,19 @@ class NatsBackendTest {
   @Test
   void coreModePublishesFireAndForget() throws Exception {
     EventSigner dave = EventSigner.random();
-    try (NatsSupport nats = new NatsSupport()) {
-      try (TestRelay relay = TestRelay.start(nats.config(NatsSupport.URL, "core"), java.util.Map.of());
-          RelayClient client = relay.connect()) {
+    try (NatsSupport nats = new NatsSupport(); FakeUpstream upstream = new FakeUpstream(false)) {
+      JsonObject config = nats.config(NatsSupport.URL, "core");
+      config.put("forward", new JsonObject().put("relays", new JsonArray().add(upstream.url())));
+      try (TestRelay relay = TestRelay.start(config, java.util.Map.of()); RelayClient client = relay.connect()) {
         Path db = OutboxDb.tenantDb(relay.dataDir(), "default");
-        publish(client, dave, 5, "lime");
+        List<String> ids = publish(client, dave, 5, "lime");
         OutboxDb.await("rows done after publish", 30,
             () -> OutboxDb.count(db, "SELECT COUNT(*) FROM event_queue WHERE status = 'done'") == 5);
-        OutboxDb.await("core subscribers ran the handlers", 30, () -> OutboxDb.count(db,
-            "SELECT COUNT(*) FROM processed_events WHERE handler = 'search' AND status = 'done'") == 5);
+        OutboxDb.await("core subscribers ran the forward handler", 30, () -> OutboxDb.count(db,
+            "SELECT COUNT(*) FROM processed_events WHERE handler = 'forward' AND status = 'done'") == 5);
+        for (String id : ids) {
+          assertEquals(1, upstream.count(id), "forwarded once: " + id);
+        }
         assertEquals(-1, nats.messageCount(), "core mode creates no stream");
       }
     }

@@ -71,6 +71,16 @@ public final class TestRelay implements AutoCloseable {
     return server;
   }
 
+  /** The Prometheus text of {@code /metrics} (empty when the request fails). */
+  public String metrics() {
+    try {
+      return http().send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(httpUrl() + "/metrics")).build(),
+          java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+    } catch (Exception e) {
+      return "";
+    }
+  }
+
   public RelayClient connect() throws Exception {
     return RelayClient.connect(port, "/");
   }

@@ -38,7 +38,6 @@ final class DbOutboxConsumer {
   Future<Long> cycle(String tenant) {
     boolean localOnly = runner.isEmpty();
     return db.claimDue(tenant, settings.batch(), settings.claimLeaseMs(), LocalHandlers.ALL, localOnly).compose(claim -> {
-      metrics.pending(tenant, claim.pending());
       metrics.local(claim.local());
       if (claim.settled() > 0) {
         metrics.published(OutboxSettings.DB, claim.settled());

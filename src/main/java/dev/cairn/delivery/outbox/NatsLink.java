@@ -26,7 +26,8 @@ final class NatsLink {
   /** Called on delivery's context with true for the first connect, false for a reconnect. */
   private final Consumer<Boolean> onUp;
   private volatile Connection connection;
-  private boolean up;
+  /** Written on delivery's context; volatile for the metrics scrape. */
+  private volatile boolean up;
   private boolean everUp;
 
   NatsLink(Context context, WorkerExecutor worker, String url, Consumer<Boolean> onUp) {
@@ -78,6 +79,11 @@ final class NatsLink {
   /** True while connected (on delivery's context). */
   boolean up() {
     return up && connection != null && connection.getStatus() == Connection.Status.CONNECTED;
+  }
+
+  /** Whether the link was up at its last change (for {@code cairn_outbox_nats_connected}; any thread). */
+  boolean connectedFlag() {
+    return up;
   }
 
   Connection connection() {

@@ -58,7 +58,6 @@ final class NatsRelay {
       return Future.succeededFuture(OutboxPump.IDLE); // the link wakes every tenant when it is back
     }
     return db.claimDue(tenant, settings.batch(), settings.claimLeaseMs(), LocalHandlers.ALL, false).compose(claim -> {
-      metrics.pending(tenant, claim.pending());
       metrics.local(claim.local());
       if (claim.rows().isEmpty()) {
         return Future.succeededFuture(claim.nextDueMs() < 0 ? OutboxPump.IDLE : claim.nextDueMs());

@@ -66,6 +66,7 @@ public final class OutboxDelivery {
     natsWorker = vertx.createSharedWorkerExecutor("cairn-nats-" + UUID.randomUUID(), 2);
     natsHandlers = new NatsHandlers(context, natsWorker, runner, settings, metrics);
     link = new NatsLink(context, natsWorker, settings.natsUrl(), this::natsUp);
+    metrics.natsConnected(link::connectedFlag);
     relay = new NatsRelay(context, natsWorker, db, link, settings, metrics);
     pump = new OutboxPump(vertx, relay::cycle);
     LOG.info("outbox: backend nats (" + settings.natsMode() + ") at " + settings.natsUrl()

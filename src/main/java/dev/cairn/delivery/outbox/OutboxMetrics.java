@@ -16,22 +16,21 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class OutboxMetrics {
   private final MeterRegistry registry;
   private final Meters meters;
-  private final Map<String, Long> pendingByTenant = new ConcurrentHashMap<>();
   private final Counter deadLettered;
 
   public OutboxMetrics(MeterRegistry registry) {
     this.registry = registry;
     this.meters = new Meters(registry);
-    Gauge.builder("cairn_outbox_pending", pendingByTenant, m -> m.values().stream().mapToLong(Long::longValue).sum())
-        .description("Outbox rows not yet delivered (pending or claimed), as of each tenant's last claim")
-        .register(registry);
     this.deadLettered = Counter.builder("cairn_outbox_dead_lettered_total")
         .description("Outbox rows that used their last attempt (db: dead_lettered; JetStream: max deliveries)")
         .register(registry);
   }
 
-  public void pending(String tenant, long rows) {
-    pendingByTenant.put(tenant, rows);
+  /** {@code cairn_outbox_nats_connected}: 1 while the relay's NATS connection is up, 0 during an outage. */
+  public void natsConnected(java.util.function.BooleanSupplier up) {
+    io.micrometer.core.instrument.Gauge.builder("cairn_outbox_nats_connected", () -> up.getAsBoolean() ? 1 : 0)
+        .description("1 while the outbox relay is connected to NATS (nats backend)")
+        .register(registry);
   }
 
   public void deadLettered(int rows) {

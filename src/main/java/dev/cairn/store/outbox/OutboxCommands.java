@@ -87,6 +87,7 @@ public final class OutboxCommands {
             q.release().run();
             Object r = ar.succeeded() ? ar.result().get(i) : ar.cause();
             if (r instanceof OutboxReply reply) {
+              store.outboxSettled(leftBacklog(reply)); // committed: the pending gauge follows at once
               toDelivery.sendOwed(reply);
             } else {
               Throwable t = (Throwable) r;
@@ -122,29 +123,27 @@ public final class OutboxCommands {
     if (cmd instanceof OutboxCommand.ClaimDue c) {
       return conn -> {
         long now = System.currentTimeMillis();
-        OutboxQueue.Claim claim = OutboxQueue.claimDue(conn, c.tenant(), now, c.limit(), c.leaseMs());
+        OutboxQueue.Claim claim = OutboxQueue.claimDue(conn, c.tenant(), now, c.limit(), c.leaseMs(), !c.settle());
         int[] counts = new int[3];
-        List<OutboxRow> rows = LocalHandlers.run(conn, claim.rows(), c.localHandlers(), now, counts);
+        List<OutboxRow> rows = LocalHandlers.run(conn, claim.rows(), c.localHandlers(), counts);
         int settled = 0;
         if (c.settle()) {
-          List<OutboxRow> done = rows.stream().filter(r -> r.localError() == null).toList();
-          settled = OutboxQueue.markDone(conn, done);
+          settled = OutboxQueue.markDone(conn, rows.stream().filter(r -> r.localError() == null).toList());
           rows = rows.stream().filter(r -> r.localError() != null).toList();
         }
-        return new OutboxReply.Claimed(c.requestId(), new OutboxQueue.Claim(rows, claim.pending() - settled,
-            claim.nextDueMs(), new LocalHandlers.Outcome(c.localHandlers(), counts[0], counts[1], counts[2]), settled),
-            null);
+        return new OutboxReply.Claimed(c.requestId(), new OutboxQueue.Claim(rows, claim.nextDueMs(),
+            new LocalHandlers.Outcome(c.localHandlers(), counts[0], counts[1], counts[2]), settled), null);
       };
     } else if (cmd instanceof OutboxCommand.Settle s) {
       boolean prune = duePrune(s.tenant());
       return conn -> {
-        int dead = OutboxQueue.settle(conn, s.settlements());
+        OutboxQueue.Settled settled = OutboxQueue.settle(conn, s.settlements());
         if (prune) {
           long now = System.currentTimeMillis();
           OutboxQueue.pruneDone(conn, now, PRUNE_MAX);
           ProcessedEventLedger.prune(conn, now, PRUNE_MAX);
         }
-        return new OutboxReply.Settled(s.requestId(), dead, null);
+        return new OutboxReply.Settled(s.requestId(), settled.left(), settled.deadLettered(), null);
       };
     } else if (cmd instanceof OutboxCommand.ClaimLedger l) {
       return conn -> new OutboxReply.LedgerClaimed(l.requestId(),
@@ -155,6 +154,17 @@ public final class OutboxCommands {
           : ProcessedEventLedger.release(conn, f.eventId(), f.handler(), f.startedAt()), null);
     }
     throw new IllegalStateException("unhandled outbox command " + cmd);
+  }
+
+  /** Outbox rows a committed reply took out of the backlog (done or dead-lettered). */
+  private static int leftBacklog(OutboxReply reply) {
+    if (reply instanceof OutboxReply.Settled s) {
+      return s.left();
+    }
+    if (reply instanceof OutboxReply.Claimed c && c.claim() != null) {
+      return c.claim().settled();
+    }
+    return 0;
   }
 
   private boolean duePrune(String tenant) {
@@ -172,7 +182,7 @@ public final class OutboxCommands {
     if (cmd instanceof OutboxCommand.ClaimDue) {
       return new OutboxReply.Claimed(cmd.requestId(), null, e);
     } else if (cmd instanceof OutboxCommand.Settle) {
-      return new OutboxReply.Settled(cmd.requestId(), 0, e);
+      return new OutboxReply.Settled(cmd.requestId(), 0, 0, e);
     } else if (cmd instanceof OutboxCommand.ClaimLedger) {
       return new OutboxReply.LedgerClaimed(cmd.requestId(), null, e);
     } else if (cmd instanceof OutboxCommand.FinishLedger) {

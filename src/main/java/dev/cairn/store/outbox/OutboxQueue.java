@@ -17,68 +17,102 @@ public final class OutboxQueue {
   public static final long DONE_RETENTION_MS = 30L * 24 * 3600 * 1000;
 
   /**
-   * What a claim found: the rows now ours, rows still waiting, and when the next one is due (-1: none);
-   * {@code local}: what the local handlers did with the rows ({@link LocalHandlers}), {@code settled}:
-   * how many rows were marked done in the claim's own transaction.
+   * What a claim found: the rows now ours and when the next row is due (-1: none); {@code local}: what
+   * the local handlers did with them ({@link LocalHandlers}); {@code settled}: how many rows were marked
+   * done in the claim's own transaction (they are not in {@code rows}).
    */
-  public record Claim(List<OutboxRow> rows, long pending, long nextDueMs, LocalHandlers.Outcome local, int settled) {
-    public Claim(List<OutboxRow> rows, long pending, long nextDueMs) {
-      this(rows, pending, nextDueMs, LocalHandlers.Outcome.NONE, 0);
+  public record Claim(List<OutboxRow> rows, long nextDueMs, LocalHandlers.Outcome local, int settled) {
+    public Claim(List<OutboxRow> rows, long nextDueMs) {
+      this(rows, nextDueMs, LocalHandlers.Outcome.NONE, 0);
     }
   }
 
   private OutboxQueue() {}
 
   /**
-   * Claims up to {@code limit} due rows: pending with {@code available_at <= now}, and processing rows
-   * whose claim is older than {@code leaseMs} (a crashed relay or consumer). Sets {@code claimed_at = now}.
+   * Claims up to {@code limit} due rows: processing rows whose claim is older than {@code leaseMs} (a
+   * crashed relay or consumer) first, then pending rows with {@code available_at <= now}, in due order.
+   * Sets {@code claimed_at = now}. Each walk stops at the limit on its index: the cost does not grow
+   * with the backlog. With {@code withBody} an EventStored row's body is joined from the store (the
+   * relay publishes it); without, rows carry no body (only local handlers run on them).
    */
-  public static Claim claimDue(Connection c, String tenant, long now, int limit, long leaseMs) throws SQLException {
+  public static Claim claimDue(Connection c, String tenant, long now, int limit, long leaseMs, boolean withBody)
+      throws SQLException {
     List<OutboxRow> rows = new ArrayList<>();
-    claim(c, tenant, "status = 'processing' AND claimed_at <= ?", now - leaseMs, now, limit, rows);
+    select(c, tenant, "status = 'processing' AND claimed_at <= ? ORDER BY claimed_at", now - leaseMs, now, limit,
+        withBody, rows);
     if (rows.size() < limit) {
-      claim(c, tenant, "status = 'pending' AND available_at <= ?", now, now, limit - rows.size(), rows);
+      select(c, tenant, "status = 'pending' AND available_at <= ? ORDER BY available_at, id", now, now,
+          limit - rows.size(), withBody, rows);
+    }
+    if (!rows.isEmpty()) {
+      update(c, "status = 'processing', claimed_at = " + now, rows);
     }
     rows.sort(Comparator.comparingLong(OutboxRow::id));
-    long pending;
-    long nextDue = -1;
-    try (PreparedStatement ps = c.prepareStatement("SELECT COUNT(*),"
-        + " MIN(CASE WHEN status = 'pending' THEN available_at ELSE claimed_at + ? END)"
-        + " FROM event_queue WHERE status IN ('pending', 'processing')")) {
-      ps.setLong(1, leaseMs);
-      try (ResultSet rs = ps.executeQuery()) {
-        rs.next();
-        pending = rs.getLong(1);
-        long min = rs.getLong(2);
-        if (!rs.wasNull()) {
-          nextDue = min;
-        }
-      }
-    }
-    return new Claim(List.copyOf(rows), pending, nextDue);
+    return new Claim(List.copyOf(rows), nextDue(c, leaseMs));
   }
 
-  private static void claim(Connection c, String tenant, String where, long bound, long now, int limit,
-      List<OutboxRow> into) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement("UPDATE event_queue SET status = 'processing', claimed_at = ?"
-        + " WHERE id IN (SELECT id FROM event_queue WHERE " + where + " ORDER BY id LIMIT ?)"
-        + " RETURNING id, event_id, type, body, attempts, stored_seq, payload, created_at");
+  /** The claim: the rows selected, in one UPDATE. */
+  private static void select(Connection c, String tenant, String where, long bound, long now, int limit,
+      boolean withBody, List<OutboxRow> into) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement("SELECT id, event_id, type, body, attempts, stored_seq, payload,"
+        + " created_at, local_done FROM event_queue WHERE " + where + " LIMIT ?");
         PreparedStatement json = c.prepareStatement("SELECT json FROM events WHERE seq = ?")) {
-      ps.setLong(1, now);
-      ps.setLong(2, bound);
-      ps.setInt(3, limit);
+      ps.setLong(1, bound);
+      ps.setInt(2, limit);
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
           String body = rs.getString(4);
           long seq = rs.getLong(6);
           if (body.isEmpty()) {
-            body = storedBody(json, tenant, rs.getString(2), seq, rs.getBytes(7), rs.getLong(8));
+            if (withBody) {
+              body = storedBody(json, tenant, rs.getString(2), seq, rs.getBytes(7), rs.getLong(8));
+            }
           } else if (seq == 0) {
             seq = new io.vertx.core.json.JsonObject(body).getLong("seq", 0L);
           }
-          into.add(new OutboxRow(rs.getLong(1), rs.getString(2), rs.getString(3), body, rs.getInt(5), now, seq, null));
+          into.add(new OutboxRow(rs.getLong(1), rs.getString(2), rs.getString(3), body, rs.getInt(5), now, seq,
+              null, rs.getInt(9) != 0));
         }
       }
+    }
+  }
+
+  /** When the next row is due: the earliest pending row, or the earliest claim's lease end. Two index lookups. */
+  private static long nextDue(Connection c, long leaseMs) throws SQLException {
+    long next = -1;
+    try (PreparedStatement ps = c.prepareStatement("SELECT (SELECT MIN(available_at) FROM event_queue"
+        + " WHERE status = 'pending'), (SELECT MIN(claimed_at) FROM event_queue WHERE status = 'processing')")) {
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        long pending = rs.getLong(1);
+        if (!rs.wasNull()) {
+          next = pending;
+        }
+        long claimed = rs.getLong(2);
+        if (!rs.wasNull()) {
+          next = next < 0 ? claimed + leaseMs : Math.min(next, claimed + leaseMs);
+        }
+      }
+    }
+    return next;
+  }
+
+  /** {@code UPDATE event_queue SET <set> WHERE id IN (rows)}: one statement for a batch. */
+  private static int update(Connection c, String set, List<OutboxRow> rows) throws SQLException {
+    StringBuilder sql = new StringBuilder("UPDATE event_queue SET ").append(set).append(" WHERE id IN (");
+    for (int i = 0; i < rows.size(); i++) {
+      sql.append(i == 0 ? "" : ",").append(rows.get(i).id());
+    }
+    try (java.sql.Statement st = c.createStatement()) {
+      return st.executeUpdate(sql.append(')').toString());
+    }
+  }
+
+  /** Records that the local handlers are done with {@code rows} (same transaction as their effects). */
+  public static void markLocalDone(Connection c, List<OutboxRow> rows) throws SQLException {
+    if (!rows.isEmpty()) {
+      update(c, "local_done = 1", rows);
     }
   }
 
@@ -101,9 +135,13 @@ public final class OutboxQueue {
         : DomainEvent.storedBody(eventId, tenant, seq, occurredAt, payload);
   }
 
-  /** Applies each settlement if its claim is still ours; returns how many rows were dead-lettered. */
-  public static int settle(Connection c, List<Settlement> settlements) throws SQLException {
+  /** What a settle changed: rows that left the backlog (done or dead-lettered), and the dead-lettered among them. */
+  public record Settled(int left, int deadLettered) {}
+
+  /** Applies each settlement if its claim is still ours. */
+  public static Settled settle(Connection c, List<Settlement> settlements) throws SQLException {
     int dead = 0;
+    int left = 0;
     try (PreparedStatement done = c.prepareStatement("UPDATE event_queue SET status = 'done', claimed_at = NULL,"
             + " last_error = NULL WHERE id = ? AND status = 'processing' AND claimed_at = ?");
         PreparedStatement back = c.prepareStatement("UPDATE event_queue SET status = ?, attempts = ?,"
@@ -113,7 +151,7 @@ public final class OutboxQueue {
         if (s.kind() == Settlement.Kind.DONE) {
           done.setLong(1, s.rowId());
           done.setLong(2, s.claimedAt());
-          done.executeUpdate();
+          left += done.executeUpdate();
           continue;
         }
         back.setString(1, s.kind() == Settlement.Kind.DEAD_LETTER ? "dead_lettered" : "pending");
@@ -125,24 +163,16 @@ public final class OutboxQueue {
         int n = back.executeUpdate();
         if (s.kind() == Settlement.Kind.DEAD_LETTER) {
           dead += n;
+          left += n;
         }
       }
     }
-    return dead;
+    return new Settled(left, dead);
   }
 
   /** Marks claimed rows done (their claim is ours: same transaction as the claim); returns how many. */
   public static int markDone(Connection c, List<OutboxRow> rows) throws SQLException {
-    int n = 0;
-    try (PreparedStatement done = c.prepareStatement("UPDATE event_queue SET status = 'done', claimed_at = NULL,"
-        + " last_error = NULL WHERE id = ? AND status = 'processing' AND claimed_at = ?")) {
-      for (OutboxRow r : rows) {
-        done.setLong(1, r.id());
-        done.setLong(2, r.claimedAt());
-        n += done.executeUpdate();
-      }
-    }
-    return n;
+    return rows.isEmpty() ? 0 : update(c, "status = 'done', claimed_at = NULL, last_error = NULL, local_done = 1", rows);
   }
 
   /** Deletes up to {@code max} done rows older than the retention. */

@@ -23,6 +23,8 @@ public final class OutboxWriter {
   private final PreparedStatement insert;
   private final PreparedStatement keep;
   private int batched;
+  /** Rows written by the open transaction (see {@link #takeWritten}). */
+  private int written;
 
   public OutboxWriter(Connection writer, String tenant) throws SQLException {
     this.tenant = tenant;
@@ -71,6 +73,13 @@ public final class OutboxWriter {
     return out;
   }
 
+  /** Rows written since the last call (the caller counts them once its transaction committed). */
+  public int takeWritten() {
+    int n = written;
+    written = 0;
+    return n;
+  }
+
   /** Writes what {@link #add} batched. */
   public void flush() throws SQLException {
     if (batched > 0) {
@@ -100,6 +109,7 @@ public final class OutboxWriter {
     }
     insert.addBatch();
     batched++;
+    written++;
   }
 
   public void close() {
