@@ -2,11 +2,10 @@ package dev.cairn.store;
 
 import dev.cairn.nostr.Filter;
 import dev.cairn.nostr.Hex;
-import java.sql.Connection;
+
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -43,36 +42,37 @@ final class SqliteEventReader {
   }
 
   /** Per filter newest first up to its limit; the union deduplicated and ordered the same way. */
-  static List<StoredEvent> query(Connection c, List<Part> parts) throws SQLException {
+  static List<StoredEvent> query(Sql sql, List<Part> parts) throws SQLException {
     if (parts.isEmpty()) {
       return List.of();
     }
     boolean tx = parts.size() > 1;
     if (tx) {
-      execute(c, "BEGIN"); // one snapshot for the whole union
+      sql.execute("BEGIN"); // one snapshot for the whole union
     }
     try {
       if (!tx) {
-        return rows(c, parts.get(0), null);
+        return rows(sql, parts.get(0), null);
       }
       Map<String, StoredEvent> byId = new LinkedHashMap<>();
       for (Part p : parts) {
-        rows(c, p, byId);
+        rows(sql, p, byId);
       }
       List<StoredEvent> out = new ArrayList<>(byId.values());
       out.sort(NEWEST_FIRST);
       return out;
     } finally {
       if (tx) {
-        execute(c, "COMMIT");
+        sql.execute("COMMIT");
       }
     }
   }
 
   /** The rows of one part, into {@code byId} (skipping ids already there) or as a list. */
-  private static List<StoredEvent> rows(Connection c, Part p, Map<String, StoredEvent> byId) throws SQLException {
+  private static List<StoredEvent> rows(Sql sql, Part p, Map<String, StoredEvent> byId) throws SQLException {
     List<StoredEvent> out = byId == null ? new ArrayList<>(Math.min(p.limit(), 512)) : null;
-    try (PreparedStatement ps = c.prepareStatement(selectSql(p.where()))) {
+    {
+      PreparedStatement ps = sql.prepare(selectSql(p.where()));
       FilterSql.bind(ps, p.where().params());
       ps.setInt(p.where().params().size() + 1, p.limit());
       try (ResultSet rs = ps.executeQuery()) {
@@ -91,21 +91,22 @@ final class SqliteEventReader {
   }
 
   /** NIP-45: how many distinct stored events match any filter (limits ignored). */
-  static long count(Connection c, List<FilterSql.Where> wheres) throws SQLException {
+  static long count(Sql sql, List<FilterSql.Where> wheres) throws SQLException {
     if (wheres.isEmpty()) {
       return 0;
     }
-    StringBuilder sql = new StringBuilder("SELECT COUNT(*) FROM (");
+    StringBuilder text = new StringBuilder("SELECT COUNT(*) FROM (");
     List<Object> params = new ArrayList<>();
     for (int i = 0; i < wheres.size(); i++) {
       if (i > 0) {
-        sql.append(" UNION ");
+        text.append(" UNION ");
       }
-      sql.append("SELECT e.seq FROM ").append(wheres.get(i).from()).append(" WHERE ").append(wheres.get(i).sql());
+      text.append("SELECT e.seq FROM ").append(wheres.get(i).from()).append(" WHERE ").append(wheres.get(i).sql());
       params.addAll(wheres.get(i).params());
     }
-    sql.append(')');
-    try (PreparedStatement ps = c.prepareStatement(sql.toString())) {
+    text.append(')');
+    {
+      PreparedStatement ps = sql.prepare(text.toString());
       FilterSql.bind(ps, params);
       try (ResultSet rs = ps.executeQuery()) {
         return rs.next() ? rs.getLong(1) : 0L;
@@ -114,9 +115,10 @@ final class SqliteEventReader {
   }
 
   /** Query plan lines for one part (diagnostics and tests). */
-  static List<String> explain(Connection c, Part p) throws SQLException {
+  static List<String> explain(Sql sql, Part p) throws SQLException {
     List<String> out = new ArrayList<>();
-    try (PreparedStatement ps = c.prepareStatement("EXPLAIN QUERY PLAN " + selectSql(p.where()))) {
+    {
+      PreparedStatement ps = sql.prepare("EXPLAIN QUERY PLAN " + selectSql(p.where()));
       FilterSql.bind(ps, p.where().params());
       ps.setInt(p.where().params().size() + 1, p.limit());
       try (ResultSet rs = ps.executeQuery()) {
@@ -133,9 +135,4 @@ final class SqliteEventReader {
         + " ORDER BY " + w.orderBy() + " LIMIT ?";
   }
 
-  private static void execute(Connection c, String sql) throws SQLException {
-    try (Statement st = c.createStatement()) {
-      st.execute(sql);
-    }
-  }
 }

@@ -43,8 +43,11 @@ public final class TenantStore implements AutoCloseable {
   private final Path file;
   private final String tenant;
   private final Connection writer;
+  /** The writer with its kept statements (under writeLock). */
+  private final Sql writerSql;
   private final List<Connection> readerList;
-  private final BlockingQueue<Connection> readers;
+  /** Reader connections with their kept statements; a query takes one for its duration. */
+  private final BlockingQueue<Sql> readers;
   private final Connection checkpointer;
   private final ReentrantLock writeLock = new ReentrantLock();
   private final ReentrantLock checkpointLock = new ReentrantLock();
@@ -67,8 +70,9 @@ public final class TenantStore implements AutoCloseable {
     this.file = file;
     this.tenant = tenantOf(file);
     this.writer = writer;
+    this.writerSql = new Sql(writer);
     this.readerList = readerList;
-    this.readers = new ArrayBlockingQueue<>(readerList.size(), false, readerList);
+    this.readers = new ArrayBlockingQueue<>(readerList.size(), false, readerList.stream().map(Sql::new).toList());
     this.checkpointer = checkpointer;
     begin = writer.prepareStatement("BEGIN IMMEDIATE");
     commit = writer.prepareStatement("COMMIT");
@@ -336,12 +340,12 @@ public final class TenantStore implements AutoCloseable {
   /** Work on one connection (outbox, ledger, feed and search index SQL). */
   @FunctionalInterface
   public interface SqlWork<T> {
-    T run(Connection c) throws SQLException;
+    T run(Sql sql) throws SQLException;
   }
 
   private <T> T withReader(SqlWork<T> work) {
     ensureOpen();
-    Connection c;
+    Sql c;
     try {
       c = readers.poll(READER_WAIT_SECONDS, TimeUnit.SECONDS);
       if (c == null) {
@@ -377,7 +381,7 @@ public final class TenantStore implements AutoCloseable {
       ensureOpen();
       begin.execute();
       try {
-        T out = work.run(writer);
+        T out = work.run(writerSql);
         commit.execute();
         return out;
       } catch (SQLException | RuntimeException e) {
@@ -411,7 +415,7 @@ public final class TenantStore implements AutoCloseable {
     }
     try {
       ensureOpen();
-      return work.run(writer);
+      return work.run(writerSql);
     } catch (SQLException e) {
       throw new StoreException("feed write failed on " + file, e);
     } finally {
@@ -454,7 +458,7 @@ public final class TenantStore implements AutoCloseable {
       checkpointLock.unlock();
     }
     for (int i = 0; i < readerList.size(); i++) {
-      Connection taken = null;
+      Sql taken = null;
       try {
         taken = readers.poll(10, TimeUnit.SECONDS);
       } catch (InterruptedException e) {

@@ -45,7 +45,7 @@ class RetentionSweepTest {
   private static List<Long> timestamps(TenantStore s) {
     return s.withReaderConnection(c -> {
       List<Long> out = new ArrayList<>();
-      try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SELECT ts FROM feed_events ORDER BY seq")) {
+      try (ResultSet rs = c.prepare("SELECT ts FROM feed_events ORDER BY seq").executeQuery()) {
         while (rs.next()) {
           out.add(rs.getLong(1));
         }

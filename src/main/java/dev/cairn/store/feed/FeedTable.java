@@ -1,10 +1,9 @@
 package dev.cairn.store.feed;
 
-import java.sql.Connection;
+import dev.cairn.store.Sql;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -20,13 +19,14 @@ public final class FeedTable {
    * Inserts {@code changes} in order in ONE transaction of its own; returns the seq of the last row.
    * Each statement is bounded by {@code timeoutSeconds}.
    */
-  public static long insert(Connection c, List<FeedChange> changes, int timeoutSeconds) throws SQLException {
-    execute(c, "BEGIN IMMEDIATE");
+  public static long insert(Sql sql, List<FeedChange> changes, int timeoutSeconds) throws SQLException {
+    sql.execute("BEGIN IMMEDIATE");
     boolean done = false;
     // A stored row names its event; it copies the JSON only when the event has left the store already.
-    try (PreparedStatement ps = c.prepareStatement("INSERT INTO feed_events"
+    try {
+      PreparedStatement ps = sql.prepare("INSERT INTO feed_events"
         + "(ts, type, event_id, kind, pubkey, reason, store_seq, json) VALUES (?, ?, ?, ?, ?, ?, ?,"
-        + " CASE WHEN ? IS NULL OR EXISTS (SELECT 1 FROM events WHERE seq = ?) THEN NULL ELSE ? END) RETURNING seq")) {
+        + " CASE WHEN ? IS NULL OR EXISTS (SELECT 1 FROM events WHERE seq = ?) THEN NULL ELSE ? END) RETURNING seq");
       ps.setQueryTimeout(timeoutSeconds);
       long last = 0;
       for (FeedChange ch : changes) {
@@ -54,13 +54,13 @@ public final class FeedTable {
           last = rs.getLong(1);
         }
       }
-      execute(c, "COMMIT");
+      sql.execute("COMMIT");
       done = true;
       return last;
     } finally {
       if (!done) {
         try {
-          execute(c, "ROLLBACK");
+          sql.execute("ROLLBACK");
         } catch (SQLException ignored) {
           // no transaction left to undo
         }
@@ -72,22 +72,23 @@ public final class FeedTable {
    * Rows with {@code seq > after}, oldest first, at most {@code limit}, narrowed by {@code kinds}
    * and {@code authors} (empty: no narrowing). One snapshot for the rows and the high seq.
    */
-  public static FeedPage page(Connection c, long after, int limit, Set<Integer> kinds, Set<String> authors)
+  public static FeedPage page(Sql sql, long after, int limit, Set<Integer> kinds, Set<String> authors)
       throws SQLException {
     // A stored row joins its event's JSON (rows of older versions carry it in f.json).
-    StringBuilder sql = new StringBuilder("SELECT f.seq, f.ts, f.type, f.event_id, f.kind, f.pubkey, f.reason,"
+    StringBuilder text = new StringBuilder("SELECT f.seq, f.ts, f.type, f.event_id, f.kind, f.pubkey, f.reason,"
         + " coalesce(f.json, e.json) FROM feed_events f LEFT JOIN events e ON e.seq = f.store_seq WHERE f.seq > ?");
     if (!kinds.isEmpty()) {
-      sql.append(" AND f.kind IN (").append("?,".repeat(kinds.size() - 1)).append("?)");
+      text.append(" AND f.kind IN (").append("?,".repeat(kinds.size() - 1)).append("?)");
     }
     if (!authors.isEmpty()) {
-      sql.append(" AND f.pubkey IN (").append("?,".repeat(authors.size() - 1)).append("?)");
+      text.append(" AND f.pubkey IN (").append("?,".repeat(authors.size() - 1)).append("?)");
     }
-    sql.append(" ORDER BY f.seq LIMIT ?");
-    execute(c, "BEGIN");
+    text.append(" ORDER BY f.seq LIMIT ?");
+    sql.execute("BEGIN");
     try {
       List<FeedRow> rows = new ArrayList<>();
-      try (PreparedStatement ps = c.prepareStatement(sql.toString())) {
+      {
+      PreparedStatement ps = sql.prepare(text.toString());
         int i = 1;
         ps.setLong(i++, after);
         for (int k : kinds) {
@@ -105,20 +106,20 @@ public final class FeedTable {
         }
       }
       boolean full = rows.size() >= limit;
-      long scanned = full ? rows.get(rows.size() - 1).seq() : Math.max(after, highSeq(c));
+      long scanned = full ? rows.get(rows.size() - 1).seq() : Math.max(after, highSeq(sql));
       if (!rows.isEmpty()) {
         scanned = Math.max(scanned, rows.get(rows.size() - 1).seq());
       }
       return new FeedPage(List.copyOf(rows), full, scanned);
     } finally {
-      execute(c, "COMMIT");
+      sql.execute("COMMIT");
     }
   }
 
   /** Oldest retained and highest assigned seq: two index endpoint lookups, no scan. */
-  public static FeedBounds bounds(Connection c) throws SQLException {
-    long high = highSeq(c);
-    try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SELECT MIN(seq) FROM feed_events")) {
+  public static FeedBounds bounds(Sql sql) throws SQLException {
+    long high = highSeq(sql);
+    try (ResultSet rs = sql.prepare("SELECT MIN(seq) FROM feed_events").executeQuery()) {
       long min = rs.next() ? rs.getLong(1) : 0;
       boolean none = min == 0;
       return new FeedBounds(none ? high + 1 : min, high);
@@ -126,9 +127,8 @@ public final class FeedTable {
   }
 
   /** Highest seq ever assigned (AUTOINCREMENT never reuses one), 0 when none. */
-  public static long highSeq(Connection c) throws SQLException {
-    try (Statement st = c.createStatement();
-        ResultSet rs = st.executeQuery("SELECT seq FROM sqlite_sequence WHERE name = 'feed_events'")) {
+  public static long highSeq(Sql sql) throws SQLException {
+    try (ResultSet rs = sql.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'feed_events'").executeQuery()) {
       return rs.next() ? rs.getLong(1) : 0L;
     }
   }
@@ -137,18 +137,14 @@ public final class FeedTable {
    * One retention batch: deletes at most {@code batch} rows with {@code ts < cutoffMs} (autocommit:
    * its own short transaction). Returns how many rows went.
    */
-  public static int sweepBatch(Connection c, long cutoffMs, int batch) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(
-        "DELETE FROM feed_events WHERE seq IN (SELECT seq FROM feed_events WHERE ts < ? ORDER BY ts LIMIT ?)")) {
+  public static int sweepBatch(Sql sql, long cutoffMs, int batch) throws SQLException {
+    {
+      PreparedStatement ps = sql.prepare(
+        "DELETE FROM feed_events WHERE seq IN (SELECT seq FROM feed_events WHERE ts < ? ORDER BY ts LIMIT ?)");
       ps.setLong(1, cutoffMs);
       ps.setInt(2, batch);
       return ps.executeUpdate();
     }
   }
 
-  private static void execute(Connection c, String sql) throws SQLException {
-    try (Statement st = c.createStatement()) {
-      st.execute(sql);
-    }
-  }
 }

@@ -60,7 +60,7 @@ public final class RetentionSweep {
   }
 
   /** One whole sweep, blocking (tests and the operator path): returns the rows deleted. */
-  public static int sweepNow(java.sql.Connection c, long cutoffMs, int batch, int maxBatches)
+  public static int sweepNow(dev.cairn.store.Sql c, long cutoffMs, int batch, int maxBatches)
       throws java.sql.SQLException {
     int total = 0;
     for (int i = 0; i < maxBatches; i++) {

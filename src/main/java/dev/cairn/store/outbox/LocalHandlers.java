@@ -1,8 +1,7 @@
 package dev.cairn.store.outbox;
 
-import java.sql.Connection;
+import dev.cairn.store.Sql;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -29,49 +28,49 @@ public final class LocalHandlers {
    * Runs {@code handlers} on every row not done yet (inside the caller's transaction) and marks them
    * done; returns the rows, those a handler failed on with their error.
    */
-  public static List<OutboxRow> run(Connection c, List<OutboxRow> rows, List<String> handlers, int[] counts)
+  public static List<OutboxRow> run(Sql sql, List<OutboxRow> rows, List<String> handlers, int[] counts)
       throws SQLException {
     if (handlers.isEmpty() || rows.isEmpty()) {
       return rows;
     }
     List<OutboxRow> out = new ArrayList<>(rows.size());
     List<OutboxRow> ran = new ArrayList<>(rows.size());
-    try (Statement sp = c.createStatement()) {
+    {
       for (OutboxRow row : rows) {
         if (row.localDone()) {
           counts[1] += handlers.size();
           out.add(row);
           continue;
         }
-        sp.execute("SAVEPOINT local_handlers");
+        sql.execute("SAVEPOINT local_handlers");
         try {
           for (String handler : handlers) {
-            effect(c, handler, row);
+            effect(sql, handler, row);
           }
-          sp.execute("RELEASE local_handlers");
+          sql.execute("RELEASE local_handlers");
           counts[0] += handlers.size();
           out.add(row);
           ran.add(row);
         } catch (SQLException | RuntimeException e) {
-          sp.execute("ROLLBACK TO local_handlers");
-          sp.execute("RELEASE local_handlers");
+          sql.execute("ROLLBACK TO local_handlers");
+          sql.execute("RELEASE local_handlers");
           counts[2]++;
           out.add(row.failedLocally(e.getMessage()));
         }
       }
     }
-    OutboxQueue.markLocalDone(c, ran);
+    OutboxQueue.markLocalDone(sql, ran);
     return out;
   }
 
-  private static void effect(Connection c, String handler, OutboxRow row) throws SQLException {
+  private static void effect(Sql sql, String handler, OutboxRow row) throws SQLException {
     if (!SEARCH.equals(handler)) {
       throw new IllegalArgumentException("unknown local handler " + handler);
     }
     if (DomainEvent.EVENT_STORED.equals(row.type())) {
-      SearchIndex.upsert(c, row.seq());
+      SearchIndex.upsert(sql, row.seq());
     } else if (DomainEvent.EVENT_DELETED.equals(row.type())) {
-      SearchIndex.remove(c, row.seq());
+      SearchIndex.remove(sql, row.seq());
     }
   }
 }

@@ -6,9 +6,8 @@ import dev.cairn.store.OutboxCommand;
 import dev.cairn.store.TenantStore;
 import dev.cairn.tree.BoundedChannel;
 import io.vertx.core.WorkerExecutor;
-import java.sql.Connection;
+import dev.cairn.store.Sql;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -101,19 +100,17 @@ public final class OutboxCommands {
   }
 
   /** Each command under a savepoint: its reply, or the exception that rolled back only its own work. */
-  private static List<Object> runIsolated(Connection conn, List<Queued> batch) throws SQLException {
+  private static List<Object> runIsolated(Sql sql, List<Queued> batch) throws SQLException {
     List<Object> out = new ArrayList<>(batch.size());
-    try (Statement sp = conn.createStatement()) {
-      for (Queued q : batch) {
-        sp.execute("SAVEPOINT outbox_command");
-        try {
-          out.add(q.work().run(conn));
-          sp.execute("RELEASE outbox_command");
-        } catch (SQLException | RuntimeException e) {
-          sp.execute("ROLLBACK TO outbox_command");
-          sp.execute("RELEASE outbox_command");
-          out.add(e);
-        }
+    for (Queued q : batch) {
+      sql.execute("SAVEPOINT outbox_command");
+      try {
+        out.add(q.work().run(sql));
+        sql.execute("RELEASE outbox_command");
+      } catch (SQLException | RuntimeException e) {
+        sql.execute("ROLLBACK TO outbox_command");
+        sql.execute("RELEASE outbox_command");
+        out.add(e);
       }
     }
     return out;

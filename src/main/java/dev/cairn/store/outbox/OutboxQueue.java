@@ -1,6 +1,6 @@
 package dev.cairn.store.outbox;
 
-import java.sql.Connection;
+import dev.cairn.store.Sql;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -36,28 +36,29 @@ public final class OutboxQueue {
    * with the backlog. With {@code withBody} an EventStored row's body is joined from the store (the
    * relay publishes it); without, rows carry no body (only local handlers run on them).
    */
-  public static Claim claimDue(Connection c, String tenant, long now, int limit, long leaseMs, boolean withBody)
+  public static Claim claimDue(Sql sql, String tenant, long now, int limit, long leaseMs, boolean withBody)
       throws SQLException {
     List<OutboxRow> rows = new ArrayList<>();
-    select(c, tenant, "status = 'processing' AND claimed_at <= ? ORDER BY claimed_at", now - leaseMs, now, limit,
+    select(sql, tenant, "status = 'processing' AND claimed_at <= ? ORDER BY claimed_at", now - leaseMs, now, limit,
         withBody, rows);
     if (rows.size() < limit) {
-      select(c, tenant, "status = 'pending' AND available_at <= ? ORDER BY available_at, id", now, now,
+      select(sql, tenant, "status = 'pending' AND available_at <= ? ORDER BY available_at, id", now, now,
           limit - rows.size(), withBody, rows);
     }
     if (!rows.isEmpty()) {
-      update(c, "status = 'processing', claimed_at = " + now, rows);
+      update(sql, "status = 'processing', claimed_at = " + now, rows);
     }
     rows.sort(Comparator.comparingLong(OutboxRow::id));
-    return new Claim(List.copyOf(rows), nextDue(c, leaseMs));
+    return new Claim(List.copyOf(rows), nextDue(sql, leaseMs));
   }
 
   /** The claim: the rows selected, in one UPDATE. */
-  private static void select(Connection c, String tenant, String where, long bound, long now, int limit,
+  private static void select(Sql sql, String tenant, String where, long bound, long now, int limit,
       boolean withBody, List<OutboxRow> into) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement("SELECT id, event_id, type, body, attempts, stored_seq, payload,"
+    {
+      PreparedStatement ps = sql.prepare("SELECT id, event_id, type, body, attempts, stored_seq, payload,"
         + " created_at, local_done FROM event_queue WHERE " + where + " LIMIT ?");
-        PreparedStatement json = c.prepareStatement("SELECT json FROM events WHERE seq = ?")) {
+      PreparedStatement json = sql.prepare("SELECT json FROM events WHERE seq = ?");
       ps.setLong(1, bound);
       ps.setInt(2, limit);
       try (ResultSet rs = ps.executeQuery()) {
@@ -79,10 +80,11 @@ public final class OutboxQueue {
   }
 
   /** When the next row is due: the earliest pending row, or the earliest claim's lease end. Two index lookups. */
-  private static long nextDue(Connection c, long leaseMs) throws SQLException {
+  private static long nextDue(Sql sql, long leaseMs) throws SQLException {
     long next = -1;
-    try (PreparedStatement ps = c.prepareStatement("SELECT (SELECT MIN(available_at) FROM event_queue"
-        + " WHERE status = 'pending'), (SELECT MIN(claimed_at) FROM event_queue WHERE status = 'processing')")) {
+    {
+      PreparedStatement ps = sql.prepare("SELECT (SELECT MIN(available_at) FROM event_queue"
+        + " WHERE status = 'pending'), (SELECT MIN(claimed_at) FROM event_queue WHERE status = 'processing')");
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();
         long pending = rs.getLong(1);
@@ -99,20 +101,20 @@ public final class OutboxQueue {
   }
 
   /** {@code UPDATE event_queue SET <set> WHERE id IN (rows)}: one statement for a batch. */
-  private static int update(Connection c, String set, List<OutboxRow> rows) throws SQLException {
-    StringBuilder sql = new StringBuilder("UPDATE event_queue SET ").append(set).append(" WHERE id IN (");
+  private static int update(Sql sql, String set, List<OutboxRow> rows) throws SQLException {
+    StringBuilder text = new StringBuilder("UPDATE event_queue SET ").append(set).append(" WHERE id IN (");
     for (int i = 0; i < rows.size(); i++) {
-      sql.append(i == 0 ? "" : ",").append(rows.get(i).id());
+      text.append(i == 0 ? "" : ",").append(rows.get(i).id());
     }
-    try (java.sql.Statement st = c.createStatement()) {
-      return st.executeUpdate(sql.append(')').toString());
+    try (java.sql.Statement st = sql.connection().createStatement()) {
+      return st.executeUpdate(text.append(')').toString());
     }
   }
 
   /** Records that the local handlers are done with {@code rows} (same transaction as their effects). */
-  public static void markLocalDone(Connection c, List<OutboxRow> rows) throws SQLException {
+  public static void markLocalDone(Sql sql, List<OutboxRow> rows) throws SQLException {
     if (!rows.isEmpty()) {
-      update(c, "local_done = 1", rows);
+      update(sql, "local_done = 1", rows);
     }
   }
 
@@ -139,14 +141,15 @@ public final class OutboxQueue {
   public record Settled(int left, int deadLettered) {}
 
   /** Applies each settlement if its claim is still ours. */
-  public static Settled settle(Connection c, List<Settlement> settlements) throws SQLException {
+  public static Settled settle(Sql sql, List<Settlement> settlements) throws SQLException {
     int dead = 0;
     int left = 0;
-    try (PreparedStatement done = c.prepareStatement("UPDATE event_queue SET status = 'done', claimed_at = NULL,"
+    {
+      PreparedStatement done = sql.prepare("UPDATE event_queue SET status = 'done', claimed_at = NULL,"
             + " last_error = NULL WHERE id = ? AND status = 'processing' AND claimed_at = ?");
-        PreparedStatement back = c.prepareStatement("UPDATE event_queue SET status = ?, attempts = ?,"
+      PreparedStatement back = sql.prepare("UPDATE event_queue SET status = ?, attempts = ?,"
             + " available_at = ?, claimed_at = NULL, last_error = ? WHERE id = ? AND status = 'processing'"
-            + " AND claimed_at = ?")) {
+            + " AND claimed_at = ?");
       for (Settlement s : settlements) {
         if (s.kind() == Settlement.Kind.DONE) {
           done.setLong(1, s.rowId());
@@ -171,14 +174,15 @@ public final class OutboxQueue {
   }
 
   /** Marks claimed rows done (their claim is ours: same transaction as the claim); returns how many. */
-  public static int markDone(Connection c, List<OutboxRow> rows) throws SQLException {
-    return rows.isEmpty() ? 0 : update(c, "status = 'done', claimed_at = NULL, last_error = NULL, local_done = 1", rows);
+  public static int markDone(Sql sql, List<OutboxRow> rows) throws SQLException {
+    return rows.isEmpty() ? 0 : update(sql, "status = 'done', claimed_at = NULL, last_error = NULL, local_done = 1", rows);
   }
 
   /** Deletes up to {@code max} done rows older than the retention. */
-  public static int pruneDone(Connection c, long now, int max) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement("DELETE FROM event_queue WHERE id IN (SELECT id FROM event_queue"
-        + " WHERE status = 'done' AND created_at < ? ORDER BY id LIMIT ?)")) {
+  public static int pruneDone(Sql sql, long now, int max) throws SQLException {
+    {
+      PreparedStatement ps = sql.prepare("DELETE FROM event_queue WHERE id IN (SELECT id FROM event_queue"
+        + " WHERE status = 'done' AND created_at < ? ORDER BY id LIMIT ?)");
       ps.setLong(1, now - DONE_RETENTION_MS);
       ps.setInt(2, max);
       return ps.executeUpdate();

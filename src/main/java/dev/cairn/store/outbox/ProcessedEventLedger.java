@@ -1,6 +1,6 @@
 package dev.cairn.store.outbox;
 
-import java.sql.Connection;
+import dev.cairn.store.Sql;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -18,10 +18,11 @@ public final class ProcessedEventLedger {
   private ProcessedEventLedger() {}
 
   /** INSERT in_progress, or take over an in_progress claim older than {@code leaseMs}. */
-  public static LedgerClaim claim(Connection c, String eventId, String handler, long now, long leaseMs)
+  public static LedgerClaim claim(Sql sql, String eventId, String handler, long now, long leaseMs)
       throws SQLException {
-    try (PreparedStatement ins = c.prepareStatement("INSERT INTO processed_events(event_id, handler, status,"
-        + " started_at) VALUES (?, ?, 'in_progress', ?) ON CONFLICT(event_id, handler) DO NOTHING")) {
+    {
+      PreparedStatement ins = sql.prepare("INSERT INTO processed_events(event_id, handler, status,"
+        + " started_at) VALUES (?, ?, 'in_progress', ?) ON CONFLICT(event_id, handler) DO NOTHING");
       ins.setString(1, eventId);
       ins.setString(2, handler);
       ins.setLong(3, now);
@@ -31,8 +32,9 @@ public final class ProcessedEventLedger {
     }
     String status;
     long startedAt;
-    try (PreparedStatement sel = c.prepareStatement(
-        "SELECT status, started_at FROM processed_events WHERE event_id = ? AND handler = ?")) {
+    {
+      PreparedStatement sel = sql.prepare(
+        "SELECT status, started_at FROM processed_events WHERE event_id = ? AND handler = ?");
       sel.setString(1, eventId);
       sel.setString(2, handler);
       try (ResultSet rs = sel.executeQuery()) {
@@ -49,8 +51,9 @@ public final class ProcessedEventLedger {
     if (startedAt > now - leaseMs || startedAt >= now) {
       return new LedgerClaim.HeldElsewhere(startedAt + leaseMs);
     }
-    try (PreparedStatement take = c.prepareStatement("UPDATE processed_events SET started_at = ?"
-        + " WHERE event_id = ? AND handler = ? AND status = 'in_progress' AND started_at = ?")) {
+    {
+      PreparedStatement take = sql.prepare("UPDATE processed_events SET started_at = ?"
+        + " WHERE event_id = ? AND handler = ? AND status = 'in_progress' AND started_at = ?");
       take.setLong(1, now);
       take.setString(2, eventId);
       take.setString(3, handler);
@@ -60,10 +63,11 @@ public final class ProcessedEventLedger {
   }
 
   /** Marks the claim done if it is still ours; false when another worker took it over. */
-  public static boolean done(Connection c, String eventId, String handler, long startedAt, long now)
+  public static boolean done(Sql sql, String eventId, String handler, long startedAt, long now)
       throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement("UPDATE processed_events SET status = 'done', processed_at = ?"
-        + " WHERE event_id = ? AND handler = ? AND status = 'in_progress' AND started_at = ?")) {
+    {
+      PreparedStatement ps = sql.prepare("UPDATE processed_events SET status = 'done', processed_at = ?"
+        + " WHERE event_id = ? AND handler = ? AND status = 'in_progress' AND started_at = ?");
       ps.setLong(1, now);
       ps.setString(2, eventId);
       ps.setString(3, handler);
@@ -73,9 +77,10 @@ public final class ProcessedEventLedger {
   }
 
   /** Releases the claim (the handler failed) if it is still ours; false otherwise. */
-  public static boolean release(Connection c, String eventId, String handler, long startedAt) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement("DELETE FROM processed_events"
-        + " WHERE event_id = ? AND handler = ? AND status = 'in_progress' AND started_at = ?")) {
+  public static boolean release(Sql sql, String eventId, String handler, long startedAt) throws SQLException {
+    {
+      PreparedStatement ps = sql.prepare("DELETE FROM processed_events"
+        + " WHERE event_id = ? AND handler = ? AND status = 'in_progress' AND started_at = ?");
       ps.setString(1, eventId);
       ps.setString(2, handler);
       ps.setLong(3, startedAt);
@@ -84,9 +89,10 @@ public final class ProcessedEventLedger {
   }
 
   /** Deletes up to {@code max} rows claimed more than 30 days ago. */
-  public static int prune(Connection c, long now, int max) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement("DELETE FROM processed_events WHERE (event_id, handler) IN"
-        + " (SELECT event_id, handler FROM processed_events WHERE started_at < ? LIMIT ?)")) {
+  public static int prune(Sql sql, long now, int max) throws SQLException {
+    {
+      PreparedStatement ps = sql.prepare("DELETE FROM processed_events WHERE (event_id, handler) IN"
+        + " (SELECT event_id, handler FROM processed_events WHERE started_at < ? LIMIT ?)");
       ps.setLong(1, now - RETENTION_MS);
       ps.setInt(2, max);
       return ps.executeUpdate();

@@ -1,6 +1,6 @@
 package dev.cairn.store.outbox;
 
-import java.sql.Connection;
+import dev.cairn.store.Sql;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.ArrayList;
@@ -16,19 +16,21 @@ public final class SearchIndex {
   private SearchIndex() {}
 
   /** EventStored: (re)indexes the stored row's content; nothing when the row is gone already. */
-  public static void upsert(Connection c, long seq) throws SQLException {
-    remove(c, seq);
-    try (PreparedStatement ps = c.prepareStatement("INSERT INTO search_fts(rowid, content)"
+  public static void upsert(Sql sql, long seq) throws SQLException {
+    remove(sql, seq);
+    {
+      PreparedStatement ps = sql.prepare("INSERT INTO search_fts(rowid, content)"
         + " SELECT seq, json_extract(CAST(json AS TEXT), '$.content') FROM events WHERE seq = ?"
-        + " AND coalesce(json_extract(CAST(json AS TEXT), '$.content'), '') <> ''")) {
+        + " AND coalesce(json_extract(CAST(json AS TEXT), '$.content'), '') <> ''");
       ps.setLong(1, seq);
       ps.executeUpdate();
     }
   }
 
   /** EventDeleted: drops the row's entry. */
-  public static void remove(Connection c, long seq) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement("DELETE FROM search_fts WHERE rowid = ?")) {
+  public static void remove(Sql sql, long seq) throws SQLException {
+    {
+      PreparedStatement ps = sql.prepare("DELETE FROM search_fts WHERE rowid = ?");
       ps.setLong(1, seq);
       ps.executeUpdate();
     }
