@@ -11,6 +11,7 @@ import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
 import io.vertx.micrometer.MicrometerMetricsFactory;
+import io.vertx.micrometer.MetricsDomain;
 import io.vertx.micrometer.MicrometerMetricsOptions;
 import io.vertx.micrometer.VertxPrometheusOptions;
 import java.util.logging.Logger;
@@ -30,9 +31,15 @@ public final class CairnServer {
   private CairnServer(CairnConfig config) {
     this.config = config;
     this.registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    // Vert.x's own meters for the event bus and for every HTTP request/WebSocket would cost a timer
+    // per tree hop and an object per connection; the tree counts what matters itself (channels,
+    // connections, subscriptions). Worker pools, net and JVM meters stay.
     MicrometerMetricsOptions metricsOptions = new MicrometerMetricsOptions()
         .setEnabled(true)
         .setJvmMetricsEnabled(true)
+        .addDisabledMetricsCategory(MetricsDomain.EVENT_BUS)
+        .addDisabledMetricsCategory(MetricsDomain.HTTP_SERVER)
+        .addDisabledMetricsCategory(MetricsDomain.HTTP_CLIENT)
         .setPrometheusOptions(new VertxPrometheusOptions().setEnabled(true));
     this.vertx = Vertx.builder()
         .with(new VertxOptions().setMetricsOptions(metricsOptions).setEventLoopPoolSize(config.eventLoops()))

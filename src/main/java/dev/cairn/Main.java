@@ -14,6 +14,7 @@ public final class Main {
   private Main() {}
 
   public static void main(String[] args) throws Exception {
+    JvmTuning.apply();
     Path configFile = null;
     for (int i = 0; i < args.length; i++) {
       if (args[i].equals("--config") && i + 1 < args.length) {

@@ -24,6 +24,8 @@ import io.vertx.core.json.JsonObject;
 import io.vertx.core.net.OpenSSLEngineOptions;
 import io.vertx.core.net.PemKeyCertOptions;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
@@ -39,6 +41,8 @@ final class Listener extends Supervised {
   private static final Logger LOG = Logger.getLogger(Listener.class.getName());
   /** How long a closed connection may take to answer the close frame before its TCP connection is cut. */
   static final long CLOSE_GRACE_MS = 2_000;
+  /** Bytes one socket may write per flush turn before the others (and every other task) get theirs. */
+  static final long FLUSH_TURN_BYTES = 256 * 1024;
 
   private final int index;
   private final CairnConfig.Bind bind;
@@ -50,6 +54,10 @@ final class Listener extends Supervised {
   private final Map<Long, Socket> sockets = new HashMap<>();
   private final ArrayDeque<NetworkInbox> waiting = new ArrayDeque<>();
   private final Set<Socket> pausedForCredit = new HashSet<>();
+  /** Sockets with queued messages and room to write them: served by {@link #flushDirty}, a turn at a time. */
+  private final java.util.LinkedHashMap<Long, Socket> dirty = new java.util.LinkedHashMap<>();
+  private boolean flushScheduled;
+  private final SocketFootprint footprint = new SocketFootprint();
   private BoundedChannel<NetworkInbox> toManager;
   private HttpServer server;
   /** Seed 003: the SSE responses this listener owns. */
@@ -131,6 +139,9 @@ final class Listener extends Supervised {
         .setHttp2ClearTextEnabled(false)
         // a client that does not answer our close frame is cut off soon (seconds)
         .setWebSocketClosingTimeout((int) Math.max(1, CLOSE_GRACE_MS / 1000))
+        // every response and socket of this server is written on the listener's event loop: no
+        // multi-producer queue per connection (a few KB of heap each, thousands of connections)
+        .setStrictThreadMode(true)
         .setTcpNoDelay(true);
     if (!config.tlsCert().isEmpty()) {
       o.setSsl(true).setKeyCertOptions(new PemKeyCertOptions().setCertPath(config.tlsCert()).setKeyPath(config.tlsKey()));
@@ -211,19 +222,25 @@ final class Listener extends Supervised {
 
   private void accept(ServerWebSocket ws, String tenant) {
     long connId = ((long) index << 48) | nextConn++;
+    boolean direct = footprint.apply(ws);
     ChannelHandlerContext ctx = ((WebSocketInternal) ws).channelHandlerContext();
     Socket s = new Socket(ws, new WsOutput(ctx));
     sockets.put(connId, s);
-    // Netty tells us when the socket drains; the handler runs on this listener's event loop.
-    ctx.pipeline().addBefore(ctx.name(), "cairn-drain", new ChannelInboundHandlerAdapter() {
-      @Override
-      public void channelWritabilityChanged(ChannelHandlerContext c) {
-        if (c.channel().isWritable()) {
-          drain(connId, s);
+    // Told when the socket drains: with direct writes Vert.x calls the drain handler on every
+    // writability change; otherwise a small pipeline handler of our own does (on this event loop).
+    if (direct) {
+      ws.drainHandler(v -> drain(connId, s));
+    } else {
+      ctx.pipeline().addBefore(ctx.name(), "cairn-drain", new ChannelInboundHandlerAdapter() {
+        @Override
+        public void channelWritabilityChanged(ChannelHandlerContext c) {
+          if (c.channel().isWritable()) {
+            drain(connId, s);
+          }
+          c.fireChannelWritabilityChanged();
         }
-        c.fireChannelWritabilityChanged();
-      }
-    });
+      });
+    }
     String remote = String.valueOf(ws.remoteAddress());
     up(s, new NetworkInbox.Opened(connId, tenant, index, remote));
     ws.frameHandler(frame -> frame(connId, s, frame));
@@ -322,13 +339,14 @@ final class Listener extends Supervised {
       byte[] event = d.event();
       long[] conns = d.connIds();
       byte[][] heads = d.heads();
+      // Fan-out only queues here; the sockets are written a turn at a time (flushDirty), so replies
+      // to other clients (OKs) and reads are never stuck behind a burst of deliveries.
       for (int i = 0; i < conns.length; i++) {
         Socket s = sockets.get(conns[i]);
         if (s != null && !s.closing) {
           s.out.add(heads[i], event);
-          // several frames of one connection in a row: write once, after the last
           if (i + 1 == conns.length || conns[i + 1] != conns[i]) {
-            written(conns[i], s);
+            queued(conns[i], s, false);
           }
         }
       }
@@ -340,7 +358,7 @@ final class Listener extends Supervised {
       for (int i = 0; i < w.heads().length; i++) {
         s.out.add(w.heads()[i], w.events()[i]);
       }
-      written(w.connId(), s);
+      queued(w.connId(), s, true);
     } else if (msg instanceof ListenerInbox.SseWrite w) {
       sse.write(w);
     } else if (msg instanceof ListenerInbox.Close c) {
@@ -351,31 +369,82 @@ final class Listener extends Supervised {
     }
   }
 
-  /** After queueing for {@code s}: write what the socket takes, and bound what it does not. */
-  private void written(long connId, Socket s) {
+  /**
+   * After queueing for {@code s}: bound what waits, then write it — {@code now} for replies to this
+   * client, on the next flush turn for fan-out.
+   */
+  private void queued(long connId, Socket s, boolean now) {
     if (s.out.queuedBytes() > config.limits().maxOutboundBytes()) {
       slowConsumer(s, "slow consumer: more than " + config.limits().maxOutboundBytes()
           + " bytes waiting to be read");
       return;
     }
-    if (!s.out.drain() && !s.pausedForWrites) {
-      slowReader(connId, s);
+    if (now) {
+      write(connId, s, FLUSH_TURN_BYTES);
+      return;
+    }
+    dirty.put(connId, s);
+    if (!flushScheduled) {
+      flushScheduled = true;
+      context.runOnContext(v -> flushDirty());
     }
   }
 
-  /** The socket drained: write on, and let the client send again once nothing waits. */
-  private void drain(long connId, Socket s) {
-    if (!s.out.drain() || !s.pausedForWrites || s.closing) {
+  /** Writes up to {@code budget} bytes for {@code s}; keeps it dirty when more waits and it is writable. */
+  private void write(long connId, Socket s, long budget) {
+    if (s.out.drain(budget)) {
+      dirty.remove(connId);
       return;
     }
-    s.pausedForWrites = false;
-    if (s.slowTimer >= 0) {
-      vertx.cancelTimer(s.slowTimer);
-      s.slowTimer = -1;
+    if (s.out.writable()) {
+      dirty.put(connId, s);
+      if (!flushScheduled) {
+        flushScheduled = true;
+        context.runOnContext(v -> flushDirty());
+      }
+    } else {
+      dirty.remove(connId);
+      if (!s.pausedForWrites) {
+        slowReader(connId, s);
+      }
     }
-    if (!s.pausedForCredit) {
-      s.ws.resume();
+  }
+
+  /** One flush turn: each dirty socket gets up to {@link #FLUSH_TURN_BYTES}; the rest waits for the next turn. */
+  private void flushDirty() {
+    flushScheduled = false;
+    if (dirty.isEmpty()) {
+      return;
     }
+    List<Map.Entry<Long, Socket>> turn = new ArrayList<>(dirty.entrySet());
+    dirty.clear();
+    for (Map.Entry<Long, Socket> e : turn) {
+      Socket s = e.getValue();
+      if (!s.closing && sockets.get(e.getKey()) == s) {
+        write(e.getKey(), s, FLUSH_TURN_BYTES);
+      }
+    }
+  }
+
+  /**
+   * The socket is writable again: it is not stuck (its slow-consumer timer stops and it may send
+   * again), and what waits for it is written on.
+   */
+  private void drain(long connId, Socket s) {
+    if (s.closing) {
+      return;
+    }
+    if (s.pausedForWrites) {
+      s.pausedForWrites = false;
+      if (s.slowTimer >= 0) {
+        vertx.cancelTimer(s.slowTimer);
+        s.slowTimer = -1;
+      }
+      if (!s.pausedForCredit) {
+        s.ws.resume();
+      }
+    }
+    write(connId, s, FLUSH_TURN_BYTES);
   }
 
   /**

@@ -34,6 +34,11 @@ final class WsOutput {
     queue.add(head, event);
   }
 
+  /** True when the socket would take more now. */
+  boolean writable() {
+    return ctx.channel().isWritable();
+  }
+
   /** Payload bytes waiting for the client. */
   long queuedBytes() {
     return queue.bytes();
@@ -50,9 +55,14 @@ final class WsOutput {
 
   /**
    * Writes what is queued while the socket stays writable, then flushes once. Returns true when
-   * everything was handed to the socket, false when some waits for the socket to drain.
+   * everything was handed to the socket, false when some waits (the socket is full, or
+   * {@code budget} bytes were written: the caller comes back for the rest).
    */
   boolean drain() {
+    return drain(Long.MAX_VALUE);
+  }
+
+  boolean drain(long budget) {
     Channel ch = ctx.channel();
     if (queue.isEmpty()) {
       return true;
@@ -62,12 +72,14 @@ final class WsOutput {
       return true;
     }
     boolean wrote = false;
-    while (!queue.isEmpty() && ch.isWritable()) {
+    long written = 0;
+    while (!queue.isEmpty() && ch.isWritable() && written < budget) {
       ByteBuf out = ctx.alloc().directBuffer((int) Math.min(CHUNK + 1024, queue.bytes() + 14L * queue.size()));
       while (!queue.isEmpty() && out.writerIndex() < CHUNK) {
         encode(out, queue.headAt0(), queue.eventAt0());
         queue.removeFirst();
       }
+      written += out.readableBytes();
       ctx.write(out, ctx.voidPromise());
       wrote = true;
     }
