@@ -22,7 +22,9 @@ import java.util.regex.PatternSyntaxException;
  * so an operator-wide ban holds in every tenant; {@code allow_pubkeys} is per tenant (the top-level
  * list is the default tenant's own allowlist, never inherited); objects ({@code duplicate_content},
  * {@code rate} and each rate) are merged key by key, the tenant's keys winning; scalars
- * ({@code writes_per_second}, {@code max_queries_in_flight}) are the tenant's when it sets them.
+ * ({@code writes_per_second}, {@code max_queries_in_flight}, {@code plugin_timeout}, ...) are the
+ * tenant's when it sets them. The external judges ({@code plugin}, {@code java_policies}) are, like
+ * {@code allow_pubkeys}, each tenant's own: the top-level ones are the default tenant's.
  *
  * <p>This is the part of the config that is reloaded without a restart.
  */
@@ -33,7 +35,16 @@ public record PolicyConfig(Map<String, TenantPolicy> tenants) {
       Set.of("block_pubkeys", "block_event_ids", "block_words", "block_regexes", "mute_pubkeys");
   private static final Set<String> KEYS = Set.of("writes_per_second", "allow_pubkeys", "block_pubkeys",
       "block_event_ids", "block_words", "block_regexes", "mute_pubkeys", "duplicate_content", "rate",
-      "max_queries_in_flight");
+      "max_queries_in_flight", "plugin", "plugin_timeout", "plugin_timeout_action", "plugin_max_in_flight",
+      "java_policies");
+  /**
+   * Lists that are a tenant's own, never inherited from the top-level block (which is the default
+   * tenant's); a {@code tenants[]} entry with id {@code default} adds to them. {@code plugin} is a
+   * tenant's own too, and is replaced rather than added to.
+   */
+  private static final Set<String> OWN_LISTS = Set.of("allow_pubkeys", "java_policies");
+  private static final Pattern CLASS_NAME =
+      Pattern.compile("\\p{javaJavaIdentifierStart}\\p{javaJavaIdentifierPart}*(\\.\\p{javaJavaIdentifierStart}\\p{javaJavaIdentifierPart}*)*");
   private static final Set<String> DUPLICATE_KEYS = Set.of("window", "scope", "kinds", "min_length", "max_entries");
   private static final List<String> RATE_KEYS =
       List.of("events_per_ip", "events_per_pubkey", "reqs_per_ip", "connections_per_ip");
@@ -81,6 +92,35 @@ public record PolicyConfig(Map<String, TenantPolicy> tenants) {
     }
   }
 
+  /**
+   * The write-policy plugin of a tenant (docs/plugins.md): an external command speaking strfry's
+   * plugin protocol. {@code command} is empty when there is none; with {@code shell} it is one
+   * string run by {@code /bin/sh -c} (as strfry does), otherwise the program and its arguments.
+   * Two tenants whose {@code shell} and {@code command} are equal share one process.
+   */
+  public record Plugin(List<String> command, boolean shell, Duration timeout, boolean acceptOnFailure,
+      int maxInFlight) {
+    public boolean enabled() {
+      return !command.isEmpty();
+    }
+
+    /** What identifies the process: the same key, the same process. */
+    public String key() {
+      return (shell ? "sh:" : "exec:") + String.join("\u0000", command);
+    }
+
+    /** The command as written. */
+    public String commandLine() {
+      return shell ? command.get(0) : String.join(" ", command);
+    }
+
+    @Override
+    public String toString() {
+      return enabled() ? "\"" + commandLine() + "\" (timeout " + timeout.toMillis() + "ms, then "
+          + (acceptOnFailure ? "accept" : "reject") + ", max " + maxInFlight + " in flight)" : "off";
+    }
+  }
+
   /** The effective rules of one tenant. Regexes are compiled once, here. */
   public record TenantPolicy(
       double writesPerSecond,
@@ -95,7 +135,9 @@ public record PolicyConfig(Map<String, TenantPolicy> tenants) {
       Rate eventsPerPubkey,
       Rate reqsPerIp,
       Rate connectionsPerIp,
-      int maxQueriesInFlight) {
+      int maxQueriesInFlight,
+      Plugin plugin,
+      List<String> javaPolicies) {
 
     /** The regexes as written, for comparisons (Pattern has no value equality). */
     public List<String> blockRegexSources() {
@@ -155,6 +197,8 @@ public record PolicyConfig(Map<String, TenantPolicy> tenants) {
     JsonObject eff = top.copy();
     if (!isDefault) {
       eff.put("allow_pubkeys", new JsonArray());
+      eff.put("java_policies", new JsonArray());
+      eff.put("plugin", "");
     }
     if (over == null) {
       return eff;
@@ -162,7 +206,7 @@ public record PolicyConfig(Map<String, TenantPolicy> tenants) {
     for (String key : over.fieldNames()) {
       Object v = over.getValue(key);
       Object base = eff.getValue(key);
-      if ((INHERITED_LISTS.contains(key) || key.equals("allow_pubkeys"))
+      if ((INHERITED_LISTS.contains(key) || OWN_LISTS.contains(key))
           && v instanceof JsonArray add && base instanceof JsonArray have) {
         JsonArray union = have.copy();
         add.forEach(union::add);
@@ -214,7 +258,107 @@ public record PolicyConfig(Map<String, TenantPolicy> tenants) {
         rate(rate, "events_per_pubkey", path + ".rate"),
         rate(rate, "reqs_per_ip", path + ".rate"),
         rate(rate, "connections_per_ip", path + ".rate"),
-        inFlight);
+        inFlight,
+        plugin(p, path),
+        javaPolicies(p, path));
+  }
+
+  private static Plugin plugin(JsonObject p, String path) {
+    Object c = p.getValue("plugin");
+    List<String> command = new ArrayList<>();
+    boolean shell;
+    if (c == null || c instanceof String) {
+      shell = true;
+      String s = c == null ? "" : ((String) c).trim();
+      if (!s.isEmpty()) {
+        command.add(s);
+      }
+    } else if (c instanceof JsonArray a) {
+      shell = false;
+      for (int i = 0; i < a.size(); i++) {
+        Object v = a.getValue(i);
+        if (!(v instanceof String s) || (i == 0 && s.isBlank())) {
+          throw new ConfigException(path + ".plugin[" + i + "]: must be a " + (i == 0 ? "non-empty " : "")
+              + "string, got " + v);
+        }
+        command.add(s);
+      }
+    } else {
+      throw new ConfigException(path + ".plugin: must be a command (a string, run by /bin/sh -c), a list "
+          + "[program, args...], or \"\" for none; got " + c);
+    }
+    Object t = p.getValue("plugin_timeout");
+    if (!(t instanceof String timeoutText)) {
+      throw new ConfigException(path + ".plugin_timeout: must be a duration such as \"2s\" or \"500ms\", got " + t);
+    }
+    Duration timeout = Durations.parse(path + ".plugin_timeout", timeoutText);
+    if (timeout.toMillis() < 10 || timeout.compareTo(Duration.ofMinutes(5)) > 0) {
+      throw new ConfigException(path + ".plugin_timeout: must be between 10ms and 5m, got " + timeoutText);
+    }
+    Object a = p.getValue("plugin_timeout_action");
+    boolean accept;
+    if ("reject".equals(a)) {
+      accept = false;
+    } else if ("accept".equals(a)) {
+      accept = true;
+    } else {
+      throw new ConfigException(path + ".plugin_timeout_action: must be \"reject\" or \"accept\", got " + a);
+    }
+    long max = integer(p, "plugin_max_in_flight", path);
+    if (max < 1 || max > 100_000) {
+      throw new ConfigException(path + ".plugin_max_in_flight: must be between 1 and 100000, got " + max);
+    }
+    return new Plugin(List.copyOf(command), shell, timeout, accept, (int) max);
+  }
+
+  private static List<String> javaPolicies(JsonObject p, String path) {
+    JsonArray a = array(p, "java_policies", path);
+    Set<String> out = new LinkedHashSet<>();
+    for (int i = 0; i < a.size(); i++) {
+      Object v = a.getValue(i);
+      if (!(v instanceof String s) || !CLASS_NAME.matcher(s.trim()).matches()) {
+        throw new ConfigException(path + ".java_policies[" + i + "]: must be a fully qualified class name, got " + v);
+      }
+      String name = s.trim();
+      Set<String> registered = registeredWritePolicies();
+      if (!registered.contains(name)) {
+        throw new ConfigException(path + ".java_policies[" + i + "]: " + name + " is not a WritePolicy found on the "
+            + "classpath (listed in " + SERVICES + "); found: "
+            + (registered.isEmpty() ? "none" : String.join(", ", registered)));
+      }
+      out.add(name);
+    }
+    return List.copyOf(out);
+  }
+
+  /** The ServiceLoader file of the policy SPI ({@code dev.cairn.policy.WritePolicy}). */
+  static final String SERVICES = "META-INF/services/dev.cairn.policy.WritePolicy";
+
+  /**
+   * The class names the classpath's {@link #SERVICES} files list (what {@link java.util.ServiceLoader}
+   * will offer the policy node): read here so that a name that is not there is a config error, at
+   * start as at a reload, like every other bad rule.
+   */
+  static Set<String> registeredWritePolicies() {
+    Set<String> out = new LinkedHashSet<>();
+    try {
+      ClassLoader cl = PolicyConfig.class.getClassLoader();
+      for (java.net.URL url : java.util.Collections.list(cl.getResources(SERVICES))) {
+        try (java.io.InputStream in = url.openStream()) {
+          String text = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+          for (String line : text.split("\\R")) {
+            int hash = line.indexOf('#');
+            String name = (hash >= 0 ? line.substring(0, hash) : line).trim();
+            if (!name.isEmpty()) {
+              out.add(name);
+            }
+          }
+        }
+      }
+    } catch (java.io.IOException e) {
+      throw new ConfigException("java_policies: cannot read " + SERVICES + " from the classpath: " + e.getMessage());
+    }
+    return out;
   }
 
   private static Duplicates duplicates(JsonObject d, String path) {

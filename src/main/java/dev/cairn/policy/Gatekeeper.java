@@ -16,7 +16,9 @@ import java.util.Map;
  *
  * <p>Events: validity (created_at, expiry, pow, NIP-70), blocked event id, blocked author, write
  * allowlist, blocked words, blocked patterns, rate limits (per IP, per pubkey, free-write),
- * duplicate content, and last mute, so a muted author sees the relay exactly as anyone else would.
+ * duplicate content ({@link #screen}), then the external judges (Java policies, plugin; asked by the
+ * policy node, not here), and last mute ({@link #mute}), so a muted author sees the relay exactly as
+ * anyone else would.
  */
 final class Gatekeeper {
   private final Limits limits;
@@ -85,12 +87,31 @@ final class Gatekeeper {
     return changes;
   }
 
-  /** Null to store and dispatch the event; otherwise a rejection or a mute. */
+  /** Null to store and dispatch the event; otherwise a rejection or a mute. All the rules, in order. */
   Verdict judge(String tenant, NostrEvent e, String authedPubkey, String ip, long nowMillis, long nowNanos) {
+    Verdict v = screen(tenant, e, authedPubkey, ip, nowMillis, nowNanos);
+    return v != null ? v : mute(tenant, e);
+  }
+
+  /**
+   * Every rule but the last (mute): null when the event passed them. The policy node asks the
+   * external judges (Java policies, plugin) between this and {@link #mute}.
+   */
+  Verdict screen(String tenant, NostrEvent e, String authedPubkey, String ip, long nowMillis, long nowNanos) {
     Verdict v = Validity.check(limits, e, authedPubkey, nowMillis / 1000);
     if (v == null) {
       v = tenantRules(tenant, e, ip, nowNanos);
     }
+    if (v != null) {
+      metrics.rejected(tenant, v.rule());
+    }
+    return v;
+  }
+
+  /** The last rule: a muted author's event that passed everything else is shadow-rejected. */
+  Verdict mute(String tenant, NostrEvent e) {
+    PolicyRules r = rules.get(tenant);
+    Verdict v = r == null ? null : r.mutes().check(e);
     if (v != null) {
       metrics.rejected(tenant, v.rule());
     }
@@ -115,9 +136,6 @@ final class Gatekeeper {
     }
     if (v == null && s.duplicates != null) {
       v = s.duplicates.check(e, nowNanos);
-    }
-    if (v == null) {
-      v = r.mutes().check(e);
     }
     return v;
   }

@@ -35,6 +35,8 @@ final class RuleReloader {
   private final Function<PolicyConfig, List<String>> apply;
   private final PolicyMetrics metrics;
   private final Runnable onHangup;
+  /** Checks new rules further on the worker (e.g. that the Java policies they list exist); throws ConfigException. */
+  private final java.util.function.Consumer<PolicyConfig> validate;
   private long timer = -1;
   private boolean checking;
   private boolean forceAgain;
@@ -48,7 +50,13 @@ final class RuleReloader {
 
   RuleReloader(Vertx vertx, ConfigSource source, JsonObject running, Function<PolicyConfig, List<String>> apply,
       PolicyMetrics metrics) {
+    this(vertx, source, running, apply, metrics, rules -> { });
+  }
+
+  RuleReloader(Vertx vertx, ConfigSource source, JsonObject running, Function<PolicyConfig, List<String>> apply,
+      PolicyMetrics metrics, java.util.function.Consumer<PolicyConfig> validate) {
     this.vertx = vertx;
+    this.validate = validate;
     this.source = source;
     this.running = withoutPolicy(running);
     this.apply = apply;
@@ -113,6 +121,7 @@ final class RuleReloader {
     try {
       JsonObject merged = source.read();
       PolicyConfig rules = PolicyConfig.from(merged);
+      validate.accept(rules);
       return new Outcome(rules, differingKeys(running, withoutPolicy(merged)), null);
     } catch (ConfigException e) {
       return new Outcome(null, List.of(), e.getMessage());

@@ -31,6 +31,8 @@ final class RulesDiff {
     value(out, "rate.events_per_pubkey", a.eventsPerPubkey(), b.eventsPerPubkey());
     value(out, "rate.reqs_per_ip", a.reqsPerIp(), b.reqsPerIp());
     value(out, "rate.connections_per_ip", a.connectionsPerIp(), b.connectionsPerIp());
+    value(out, "plugin", a.plugin(), b.plugin());
+    value(out, "java_policies", a.javaPolicies(), b.javaPolicies());
     return out;
   }
 
