@@ -30,7 +30,9 @@ public record CairnConfig(
     long sendRetryWindowMillis,
     Limits limits,
     JsonObject relayInfo,
-    Map<String, TenantConfig> tenants) {
+    Map<String, TenantConfig> tenants,
+    PolicyConfig policy,
+    ConfigSource source) {
 
   /** One bind address: one listener. */
   public record Bind(String host, int port) {
@@ -40,7 +42,7 @@ public record CairnConfig(
     }
   }
 
-  static CairnConfig from(JsonObject j) {
+  static CairnConfig from(JsonObject j, ConfigSource source) {
     JsonObject http = j.getJsonObject("http");
     List<Bind> binds = new ArrayList<>();
     JsonArray extra = http.getJsonArray("binds", new JsonArray());
@@ -86,7 +88,9 @@ public record CairnConfig(
         Durations.parse("tree.send_retry_window", tree.getString("send_retry_window")).toMillis(),
         Limits.from(j.getJsonObject("limits")),
         relay,
-        Map.copyOf(tenants));
+        Map.copyOf(tenants),
+        PolicyConfig.from(j),
+        source);
   }
 
   public TenantConfig tenant(String id) {

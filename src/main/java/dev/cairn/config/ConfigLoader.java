@@ -23,6 +23,16 @@ public final class ConfigLoader {
   private ConfigLoader() {}
 
   public static CairnConfig load(Path file, Map<String, String> env) {
+    JsonObject merged = merged(file, env);
+    try {
+      return CairnConfig.from(merged, ConfigSource.of(file, env));
+    } catch (ClassCastException | NullPointerException | NumberFormatException e) {
+      throw new ConfigException("config has a value of the wrong type: " + e.getMessage());
+    }
+  }
+
+  /** The defaults merged with the file and the env overrides, not yet typed. */
+  public static JsonObject merged(Path file, Map<String, String> env) {
     JsonObject merged = defaults();
     if (file != null) {
       try {
@@ -34,11 +44,7 @@ public final class ConfigLoader {
       }
     }
     applyEnv(merged, env);
-    try {
-      return CairnConfig.from(merged);
-    } catch (ClassCastException | NullPointerException | NumberFormatException e) {
-      throw new ConfigException("config has a value of the wrong type: " + e.getMessage());
-    }
+    return merged;
   }
 
   public static JsonObject defaults() {
@@ -91,6 +97,9 @@ public final class ConfigLoader {
       }
       if (current instanceof Long) {
         return Long.parseLong(value.trim());
+      }
+      if (current instanceof Double) {
+        return Double.parseDouble(value.trim());
       }
       if (current instanceof Boolean) {
         String v = value.trim().toLowerCase(Locale.ROOT);

@@ -31,7 +31,7 @@ public final class CairnMetrics implements ChannelMetrics {
     return sigVerify;
   }
 
-  /** {@code result}: accepted, duplicate, invalid, blocked, rate-limited, restricted, auth-required, pow, error. */
+  /** {@code result}: accepted, duplicate, invalid, blocked, rate-limited, restricted, auth-required, pow, error, muted. */
   public void eventReceived(String tenant, String result) {
     meters.counter("cairn_events_received_total", "tenant", tenant, "result", result).increment();
   }

@@ -36,6 +36,9 @@ public sealed interface NetworkInbox extends TreeMessage {
 
   record Dispatch(String tenant, NostrEvent event, long seq) implements NetworkInbox {}
 
+  /** Policy refused the connection: NOTICE {@code reason}, then close with 1008 and {@code reason}. */
+  record Refuse(long connId, String reason) implements NetworkInbox {}
+
   record HistoryAnswer(long connId, String subId, long subSerial, boolean count, List<StoredEvent> events, long total, String error)
       implements NetworkInbox {}
 }

@@ -40,7 +40,8 @@ public final class NetworkManager extends Supervised {
   private OrderedSender<RootInbox> toRoot;
   private long nextSerial = 1;
 
-  private record Conn(long connId, String tenant, int listener, Worker worker, String remote) {}
+  /** {@code ip}: the remote address without its port, for policy's per-IP rules. */
+  private record Conn(long connId, String tenant, int listener, Worker worker, String remote, String ip) {}
 
   private final class Worker {
     final int index;
@@ -144,7 +145,7 @@ public final class NetworkManager extends Supervised {
     } else if (msg instanceof NetworkInbox.Publish p) {
       Conn c = conns.get(p.connId());
       if (c != null) {
-        toRoot.send(new RootInbox.Submit(p.connId(), c.tenant(), p.event(), p.authedPubkey()), inbox);
+        toRoot.send(new RootInbox.Submit(p.connId(), c.tenant(), p.event(), p.authedPubkey(), c.ip()), inbox);
       }
     } else if (msg instanceof NetworkInbox.Authenticate a) {
       if (conns.containsKey(a.connId())) {
@@ -167,10 +168,14 @@ public final class NetworkManager extends Supervised {
       answer(a);
     } else if (msg instanceof NetworkInbox.Opened o) {
       Worker w = workers.get(ThreadLocalRandom.current().nextInt(workers.size()));
-      Conn c = new Conn(o.connId(), o.tenant(), o.listener(), w, o.remote());
+      Conn c = new Conn(o.connId(), o.tenant(), o.listener(), w, o.remote(), ipOf(o.remote()));
       conns.put(o.connId(), c);
       metrics.connections(o.tenant()).incrementAndGet();
       w.sender.send(new ConnWorkerInbox.Attach(o.connId(), o.tenant(), o.listener(), o.remote()), inbox);
+      // owed: one per Opened, which spent the listener's credit (and a second send() here could hold it twice)
+      toRoot.channel().sendOwed(new RootInbox.Connected(o.connId(), o.tenant(), c.ip()));
+    } else if (msg instanceof NetworkInbox.Refuse r) {
+      refuse(r);
     } else if (msg instanceof NetworkInbox.Gone g) {
       Conn c = conns.get(g.connId());
       if (c != null) {
@@ -198,7 +203,8 @@ public final class NetworkManager extends Supervised {
       int added = registry.put(c.tenant(), s.connId(), new Subscription(s.subId(), serial, s.filters(), floor));
       metrics.subscriptions(c.tenant()).addAndGet(added);
     }
-    toRoot.send(new RootInbox.History(s.connId(), c.tenant(), s.subId(), serial, s.filters(), floor, s.count()), inbox);
+    toRoot.send(new RootInbox.History(s.connId(), c.tenant(), s.subId(), serial, s.filters(), floor, s.count(), c.ip()),
+        inbox);
   }
 
   private void answer(NetworkInbox.HistoryAnswer a) {
@@ -254,5 +260,27 @@ public final class NetworkManager extends Supervised {
             "error: too many live events arrived before the stored ones were sent; please retry"));
       }
     }
+  }
+
+  // ---- policy: connection refusal and the client's IP ----
+
+  /**
+   * Policy refused the connection (e.g. too many new connections from its IP): its worker sends
+   * the NOTICE and closes it with 1008; the listener's close then forgets it as usual.
+   */
+  private void refuse(NetworkInbox.Refuse r) {
+    Conn c = conns.get(r.connId());
+    if (c != null) {
+      c.worker().sender.send(new ConnWorkerInbox.BadFrame(r.connId(), r.reason(), (short) 1008), inbox);
+    }
+  }
+
+  /** "1.2.3.4:5678" or "0:0:0:0:0:0:0:1:5678" (Vert.x's host:port): the host part. */
+  static String ipOf(String remote) {
+    if (remote == null || remote.equals("null")) {
+      return null;
+    }
+    int colon = remote.lastIndexOf(':');
+    return colon > 0 ? remote.substring(0, colon) : remote;
   }
 }

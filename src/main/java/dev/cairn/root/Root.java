@@ -57,6 +57,8 @@ public final class Root extends VerticleBase {
   private final OutboxSettings outboxSettings;
   private final Map<Long, InFlight> tickets = new HashMap<>();
   private final Map<String, InFlight> byEventKey = new HashMap<>();
+  /** REQs (history queries) waiting for policy's admission, by ticket. */
+  private final Map<Long, RootInbox.History> admitting = new HashMap<>();
   private final Map<String, String> deployments = new HashMap<>();
   /** How to build each child again when it has to be redeployed. */
   private final Map<String, Supplier<? extends Supervised>> factories = new HashMap<>();
@@ -78,6 +80,8 @@ public final class Root extends VerticleBase {
     final String tenant;
     final NostrEvent event;
     final String authedPubkey;
+    /** The publishing client's IP (the first one's, when several sent the event). */
+    String ip;
     /** A NIP-42 AUTH event: only its signature is checked, then the connection is told. */
     final boolean auth;
     final List<Long> waiters = new ArrayList<>(1);
@@ -148,9 +152,7 @@ public final class Root extends VerticleBase {
   }
 
   private Policy policy() {
-    double perSecond = config.raw().getJsonObject("policy", new io.vertx.core.json.JsonObject())
-        .getDouble("writes_per_second", 0.0);
-    return new Policy(channels, config.limits(), config.tenants(), perSecond, crashReporter("policy"));
+    return new Policy(channels, config, metrics, crashReporter("policy"));
   }
 
   private SigManager sigManager() {
@@ -181,6 +183,7 @@ public final class Root extends VerticleBase {
       case "database-engine" -> {
         toDatabase.channel().suspend();
         toDatabaseQueries.channel().suspend();
+        toPolicy.channel().sendOwed(new PolicyInbox.QueriesLost());
       }
       default -> { }
     }
@@ -216,6 +219,9 @@ public final class Root extends VerticleBase {
     if (node.equals("database-engine")) {
       toDatabaseQueries.clear();
     }
+    if (node.equals("policy")) {
+      failAdmissions();
+    }
     // What the dead node held is failed back; the clients retry (a stored retry is a duplicate).
     for (InFlight f : new ArrayList<>(tickets.values())) {
       if (!node.equals(f.stage)) {
@@ -241,6 +247,7 @@ public final class Root extends VerticleBase {
         return;
       }
       f = new InFlight(nextTicket++, s.tenant(), s.event(), s.authedPubkey(), false);
+      f.ip = s.ip();
       f.waiters.add(s.connId());
       tickets.put(f.ticket, f);
       byEventKey.put(key, f);
@@ -268,7 +275,7 @@ public final class Root extends VerticleBase {
         return;
       }
       f.stage = "policy";
-      toPolicy.send(new PolicyInbox.Judge(f.ticket, f.tenant, f.event, f.authedPubkey), inbox);
+      toPolicy.send(new PolicyInbox.Judge(f.ticket, f.tenant, f.event, f.authedPubkey, f.ip), inbox);
     } else if (msg instanceof RootInbox.Judged j) {
       InFlight f = tickets.get(j.ticket());
       if (f == null) {
@@ -276,6 +283,8 @@ public final class Root extends VerticleBase {
       }
       if (j.rejection() != null) {
         finish(f, false, j.rejection(), j.rejection().substring(0, j.rejection().indexOf(':')));
+      } else if (j.muted()) {
+        finish(f, true, "", "muted"); // shadow reject: OK true, neither stored nor dispatched
       } else if (Kinds.isEphemeral(f.event.kind())) {
         toNetwork.sendOwed(new NetworkInbox.Dispatch(f.tenant, f.event, 0));
         finish(f, true, "", "accepted");
@@ -301,9 +310,17 @@ public final class Root extends VerticleBase {
         }
       }
     } else if (msg instanceof RootInbox.History h) {
-      toDatabaseQueries.send(new DatabaseInbox.Query(h.connId(), h.tenant(), h.subId(), h.subSerial(), h.filters(),
-          h.seqBelow(), h.count()), inbox);
+      admitReq(h);
+    } else if (msg instanceof RootInbox.ReqAdmitted a) {
+      reqAdmitted(a);
+    } else if (msg instanceof RootInbox.Connected c) {
+      toPolicy.send(new PolicyInbox.AdmitConnection(c.connId(), c.tenant(), c.ip()), inbox);
+    } else if (msg instanceof RootInbox.ConnectionAdmitted a) {
+      if (a.rejection() != null) {
+        toNetwork.sendOwed(new NetworkInbox.Refuse(a.connId(), a.rejection()));
+      }
     } else if (msg instanceof RootInbox.HistoryDone d) {
+      toPolicy.send(new PolicyInbox.QueryDone(d.connId()), inbox);
       toNetwork.sendOwed(new NetworkInbox.HistoryAnswer(d.connId(), d.subId(), d.subSerial(), d.count(), d.events(),
           d.total(), d.error()));
     }
@@ -316,5 +333,40 @@ public final class Root extends VerticleBase {
     for (long conn : f.waiters) {
       toNetwork.sendOwed(new NetworkInbox.Outcome(conn, f.event.id(), accepted, message));
     }
+  }
+
+  // ---- REQ admission by policy: History -> AdmitReq -> ReqAdmitted -> Query (or CLOSED) ----
+
+  private void admitReq(RootInbox.History h) {
+    long ticket = nextTicket++;
+    admitting.put(ticket, h);
+    toPolicy.send(new PolicyInbox.AdmitReq(ticket, h.connId(), h.tenant(), h.ip(), h.subId(), h.filters(), h.count()),
+        inbox);
+  }
+
+  private void reqAdmitted(RootInbox.ReqAdmitted a) {
+    RootInbox.History h = admitting.remove(a.ticket());
+    if (h == null) {
+      return;
+    }
+    if (a.rejection() != null) {
+      refuseReq(h, a.rejection());
+      return;
+    }
+    toDatabaseQueries.send(new DatabaseInbox.Query(h.connId(), h.tenant(), h.subId(), h.subSerial(), h.filters(),
+        h.seqBelow(), h.count()), inbox);
+  }
+
+  private void refuseReq(RootInbox.History h, String message) {
+    toNetwork.sendOwed(new NetworkInbox.HistoryAnswer(h.connId(), h.subId(), h.subSerial(), h.count(), List.of(), 0,
+        message));
+  }
+
+  /** Policy died with REQs waiting for admission: they are CLOSED, the clients retry. */
+  private void failAdmissions() {
+    for (RootInbox.History h : admitting.values()) {
+      refuseReq(h, "error: policy restarted, please retry");
+    }
+    admitting.clear();
   }
 }

@@ -10,23 +10,34 @@ import java.util.List;
 /** Everything root receives: from network-manager, sig-manager, policy and database-engine. */
 public sealed interface RootInbox extends TreeMessage {
 
-  /** An EVENT a client published, parsed; not yet verified. */
-  record Submit(long connId, String tenant, NostrEvent event, String authedPubkey) implements RootInbox {}
+  /** An EVENT a client published, parsed; not yet verified. {@code ip}: the client's, without port. */
+  record Submit(long connId, String tenant, NostrEvent event, String authedPubkey, String ip) implements RootInbox {}
 
   /** A REQ's history query or a COUNT, to run against the tenant's store. */
   /** A NIP-42 AUTH event whose signature must be checked before the connection is authenticated. */
   record Authenticate(long connId, NostrEvent event) implements RootInbox {}
 
-  record History(long connId, String tenant, String subId, long subSerial, List<Filter> filters, long seqBelow, boolean count)
-      implements RootInbox {}
+  record History(long connId, String tenant, String subId, long subSerial, List<Filter> filters, long seqBelow, boolean count,
+      String ip) implements RootInbox {}
 
   record Verified(long ticket, boolean valid, String reason) implements RootInbox {}
 
-  record Judged(long ticket, String rejection) implements RootInbox {}
+  /** Policy's verdict: {@code rejection} null to pass; {@code muted}: answer OK true, neither store nor dispatch. */
+  record Judged(long ticket, String rejection, boolean muted) implements RootInbox {}
 
   record Persisted(List<Ack> acks) implements RootInbox {
     public record Ack(long ticket, PersistResult result) {}
   }
+
+  // ---- admission by policy: connections and REQs (network-manager -> root -> policy -> root) ----
+
+  /** A WebSocket connection opened; policy may refuse it (it is then closed with 1008). */
+  record Connected(long connId, String tenant, String ip) implements RootInbox {}
+
+  record ConnectionAdmitted(long connId, String rejection) implements RootInbox {}
+
+  /** Policy's answer to a REQ's admission: null runs its history query, otherwise it is CLOSED with this. */
+  record ReqAdmitted(long ticket, String rejection) implements RootInbox {}
 
   record HistoryDone(long connId, String subId, long subSerial, boolean count, List<StoredEvent> events, long total, String error)
       implements RootInbox {}

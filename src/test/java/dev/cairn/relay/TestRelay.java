@@ -38,6 +38,25 @@ public final class TestRelay implements AutoCloseable {
     this.server = CairnServer.start(config).toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
   }
 
+  /**
+   * A server whose {@code --config} file stays where it is (it is not deleted), so a test can edit
+   * it while the server runs (policy reloads its rules from it).
+   */
+  public static TestRelay startWithConfigFile(Path file, Map<String, String> env) throws Exception {
+    return new TestRelay(Files.createTempDirectory("cairn-data"), true, file, env);
+  }
+
+  private TestRelay(Path dataDir, boolean ownsDataDir, Path file, Map<String, String> env) throws Exception {
+    this.dataDir = dataDir;
+    this.ownsDataDir = ownsDataDir;
+    this.port = freePort();
+    Map<String, String> e = new HashMap<>(env);
+    e.put("CAIRN_HTTP_PORT", String.valueOf(port));
+    e.put("CAIRN_STORE_DIR", dataDir.toString());
+    this.server = CairnServer.start(ConfigLoader.load(file, e)).toCompletionStage().toCompletableFuture()
+        .get(60, TimeUnit.SECONDS);
+  }
+
   public static TestRelay start() throws Exception {
     return start(new JsonObject(), Map.of());
   }

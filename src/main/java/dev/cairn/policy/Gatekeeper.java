@@ -1,0 +1,182 @@
+package dev.cairn.policy;
+
+import dev.cairn.config.Limits;
+import dev.cairn.config.PolicyConfig;
+import dev.cairn.config.TenantConfig;
+import dev.cairn.nostr.NostrEvent;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Applies the rules, in their order (docs/decisions/0002-policy-rules.md), over each tenant's
+ * current {@link PolicyRules} snapshot and its stateful rules. Single-threaded: owned by the policy
+ * node. Every rejection is counted by rule.
+ *
+ * <p>Events: validity (created_at, expiry, pow, NIP-70), blocked event id, blocked author, write
+ * allowlist, blocked words, blocked patterns, rate limits (per IP, per pubkey, free-write),
+ * duplicate content ({@link #screen}), then the external judges (Java policies, plugin; asked by the
+ * policy node, not here), and last mute ({@link #mute}), so a muted author sees the relay exactly as
+ * anyone else would.
+ */
+final class Gatekeeper {
+  private final Limits limits;
+  private final Map<String, TenantConfig> tenants;
+  private final PolicyMetrics metrics;
+  private final Map<String, PolicyRules> rules = new HashMap<>();
+  private final Map<String, TenantState> state = new HashMap<>();
+  private final InFlightQueries inFlight = new InFlightQueries();
+
+  /** The stateful rules of one tenant. */
+  private static final class TenantState {
+    RateLimits rates;
+    DuplicateContent duplicates;
+
+    void configure(PolicyConfig.TenantPolicy p) {
+      rates = RateLimits.of(p, rates);
+      PolicyConfig.Duplicates d = p.duplicateContent();
+      if (!d.enabled()) {
+        duplicates = null;
+      } else if (duplicates == null || !duplicates.settings().equals(d)) {
+        duplicates = new DuplicateContent(d);
+      }
+    }
+  }
+
+  Gatekeeper(Limits limits, Map<String, TenantConfig> tenants, PolicyConfig policy, PolicyMetrics metrics) {
+    this.limits = limits;
+    this.tenants = tenants;
+    this.metrics = metrics;
+    for (String id : tenants.keySet()) {
+      PolicyConfig.TenantPolicy p = policy.tenant(id);
+      if (p != null) {
+        install(id, p);
+      }
+    }
+  }
+
+  private void install(String tenant, PolicyConfig.TenantPolicy p) {
+    rules.put(tenant, PolicyRules.of(tenant, p, limits, tenants.get(tenant)));
+    state.computeIfAbsent(tenant, t -> new TenantState()).configure(p);
+  }
+
+  PolicyRules rules(String tenant) {
+    return rules.get(tenant);
+  }
+
+  /**
+   * Swaps in the rules of {@code next} for every tenant this server runs; tenants the new config
+   * does not have keep their rules. Returns what changed, one line per change.
+   */
+  List<String> update(PolicyConfig next) {
+    List<String> changes = new ArrayList<>();
+    for (String id : tenants.keySet()) {
+      PolicyConfig.TenantPolicy p = next.tenant(id);
+      PolicyRules old = rules.get(id);
+      if (p == null) {
+        changes.add("tenant " + id + ": not in the config file any more, keeping its rules until a restart");
+        continue;
+      }
+      List<String> diff = RulesDiff.describe(old == null ? null : old.settings(), p);
+      if (!diff.isEmpty()) {
+        install(id, p);
+        changes.add("tenant " + id + ": " + String.join("; ", diff));
+      }
+    }
+    return changes;
+  }
+
+  /** Null to store and dispatch the event; otherwise a rejection or a mute. All the rules, in order. */
+  Verdict judge(String tenant, NostrEvent e, String authedPubkey, String ip, long nowMillis, long nowNanos) {
+    Verdict v = screen(tenant, e, authedPubkey, ip, nowMillis, nowNanos);
+    return v != null ? v : mute(tenant, e);
+  }
+
+  /**
+   * Every rule but the last (mute): null when the event passed them. The policy node asks the
+   * external judges (Java policies, plugin) between this and {@link #mute}.
+   */
+  Verdict screen(String tenant, NostrEvent e, String authedPubkey, String ip, long nowMillis, long nowNanos) {
+    Verdict v = Validity.check(limits, e, authedPubkey, nowMillis / 1000);
+    if (v == null) {
+      v = tenantRules(tenant, e, ip, nowNanos);
+    }
+    if (v != null) {
+      metrics.rejected(tenant, v.rule());
+    }
+    return v;
+  }
+
+  /** The last rule: a muted author's event that passed everything else is shadow-rejected. */
+  Verdict mute(String tenant, NostrEvent e) {
+    PolicyRules r = rules.get(tenant);
+    Verdict v = r == null ? null : r.mutes().check(e);
+    if (v != null) {
+      metrics.rejected(tenant, v.rule());
+    }
+    return v;
+  }
+
+  private Verdict tenantRules(String tenant, NostrEvent e, String ip, long nowNanos) {
+    PolicyRules r = rules.get(tenant);
+    if (r == null) {
+      return null;
+    }
+    Verdict v = r.blacklist().author(e);
+    if (v == null) {
+      v = r.writeAcl().check(e);
+    }
+    if (v == null) {
+      v = r.blacklist().content(e);
+    }
+    TenantState s = state.get(tenant);
+    if (v == null) {
+      v = s.rates.event(ip, e.pubkey(), nowNanos);
+    }
+    if (v == null && s.duplicates != null) {
+      v = s.duplicates.check(e, nowNanos);
+    }
+    return v;
+  }
+
+  /** A new WebSocket connection: null to keep it, else why it is closed. */
+  Verdict admitConnection(String tenant, String ip, long nowNanos) {
+    TenantState s = state.get(tenant);
+    Verdict v = s == null ? null : s.rates.connection(ip, nowNanos);
+    if (v != null) {
+      metrics.rejected(tenant, v.rule());
+    }
+    return v;
+  }
+
+  /** A REQ or COUNT about to query the store: null to run it (it is then counted as in flight). */
+  Verdict admitReq(String tenant, String ip, long connId, long nowNanos) {
+    TenantState s = state.get(tenant);
+    PolicyRules r = rules.get(tenant);
+    Verdict v = s == null ? null : s.rates.req(ip, nowNanos);
+    if (v == null) {
+      int max = r == null ? 0 : r.settings().maxQueriesInFlight();
+      if (!inFlight.tryStart(connId, max)) {
+        v = Verdict.reject("queries_in_flight", "rate-limited: too many queries in flight on this connection (max "
+            + max + "), wait for EOSE before sending more");
+      }
+    }
+    if (v != null) {
+      metrics.rejected(tenant, v.rule());
+    }
+    return v;
+  }
+
+  void queryDone(long connId) {
+    inFlight.done(connId);
+  }
+
+  void queriesLost() {
+    inFlight.clear();
+  }
+
+  int queriesInFlight(long connId) {
+    return inFlight.running(connId);
+  }
+}
