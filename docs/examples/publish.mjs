@@ -1,5 +1,5 @@
 // Publishes signed test events to a Cairn relay over WebSocket and waits for every OK.
-//   npm install nostr-tools            (once, in docs/examples)
+//   npm install                        (once, in docs/examples: nostr-tools)
 //   node --experimental-websocket publish.mjs ws://127.0.0.1:7777 [count] [--changes]
 // Node 22+ has WebSocket built in (no flag needed). --changes then replaces a profile (kind 0) and
 // deletes the first note (NIP-09 kind 5): the feed shows `deleted` frames, reasons "replaced" and "nip09".
