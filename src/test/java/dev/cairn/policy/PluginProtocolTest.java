@@ -26,7 +26,7 @@ class PluginProtocolTest {
     assertFalse(line.contains("\n"), "one line");
     JsonObject r = new JsonObject(line);
     assertEquals("new", r.getString("type"));
-    assertEquals(new JsonObject(e.json()), r.getJsonObject("event"));
+    assertEquals(new JsonObject(e.jsonText()), r.getJsonObject("event"));
     assertEquals(1_700_000_005L, r.getLong("receivedAt"));
     assertEquals("IP4", r.getString("sourceType"));
     assertEquals("203.0.113.9", r.getString("sourceInfo"));
