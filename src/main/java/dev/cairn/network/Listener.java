@@ -81,9 +81,9 @@ final class Listener extends Supervised {
     Buffer partial;
     boolean partialBinary;
 
-    Socket(ServerWebSocket ws, WsOutput out) {
+    Socket(ServerWebSocket ws, ChannelHandlerContext ctx, Runnable retryWrite) {
       this.ws = ws;
-      this.out = out;
+      this.out = new WsOutput(ctx, retryWrite);
     }
 
     void cancelTimers(io.vertx.core.Vertx vertx) {
@@ -224,7 +224,12 @@ final class Listener extends Supervised {
     long connId = ((long) index << 48) | nextConn++;
     boolean direct = footprint.apply(ws);
     ChannelHandlerContext ctx = ((WebSocketInternal) ws).channelHandlerContext();
-    Socket s = new Socket(ws, new WsOutput(ctx));
+    Socket s = new Socket(ws, ctx, () -> {
+      Socket again = sockets.get(connId);
+      if (again != null && !again.closing) {
+        write(connId, again, FLUSH_TURN_BYTES);
+      }
+    });
     sockets.put(connId, s);
     // Told when the socket drains: with direct writes Vert.x calls the drain handler on every
     // writability change; otherwise a small pipeline handler of our own does (on this event loop).

@@ -20,9 +20,25 @@ final class WsOutput {
 
   private final ChannelHandlerContext ctx;
   private final FrameQueue queue = new FrameQueue();
+  /** Runs again once the upgrade is complete, when a drain came too early. */
+  private final Runnable retry;
+  private boolean upgraded;
 
-  WsOutput(ChannelHandlerContext ctx) {
+  WsOutput(ChannelHandlerContext ctx, Runnable retry) {
     this.ctx = ctx;
+    this.retry = retry;
+  }
+
+  /**
+   * False while the HTTP encoder of the upgrade is still in the pipeline: Netty removes it once the
+   * 101 response is written, and a raw frame written before then would reach it instead of the socket.
+   */
+  private boolean upgraded() {
+    if (!upgraded) {
+      upgraded = ctx.pipeline().get(io.netty.handler.codec.http.HttpResponseEncoder.class) == null
+          && ctx.pipeline().get(io.netty.handler.codec.http.HttpServerCodec.class) == null;
+    }
+    return upgraded;
   }
 
   Channel channel() {
@@ -70,6 +86,10 @@ final class WsOutput {
     if (!ch.isActive()) {
       queue.clear();
       return true;
+    }
+    if (!upgraded()) {
+      ctx.executor().execute(retry);
+      return false;
     }
     boolean wrote = false;
     long written = 0;
