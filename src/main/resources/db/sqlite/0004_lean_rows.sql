@@ -1,5 +1,6 @@
--- Leaner rows for the write path (docs/benchmarks.md, docs/decisions/0003-write-path.md).
---
+-- Leaner rows for the write path (docs/decisions/0003-write-path.md). Every event is written once, with
+-- the index entries queries use; the outbox and the change feed name it instead of copying it.
+
 -- events: id and pubkey as 32 raw bytes, json as a BLOB holding the event's UTF-8 JSON, seq assigned
 -- by the writer (still AUTOINCREMENT: never reused). Smaller index entries, no text re-encoding.
 CREATE TABLE events_v4 (
@@ -37,26 +38,27 @@ CREATE INDEX events_pubkey_kind ON events(pubkey, kind, created_at DESC);
 CREATE INDEX events_address ON events(pubkey, kind, d_tag) WHERE d_tag IS NOT NULL;
 CREATE INDEX events_expiration ON events(expiration) WHERE expiration IS NOT NULL;
 
+-- The JSON of events that left the store (replaced, deleted, expired), written with the removal: an
+-- EventStored outbox row or a stored feed row whose event is gone still has its event to show.
+-- Pruned with the feed's retention (the lazy sweep).
+CREATE TABLE removed_events (
+  seq        INTEGER PRIMARY KEY,
+  removed_at INTEGER NOT NULL,
+  json       BLOB    NOT NULL
+);
+CREATE INDEX removed_events_at ON removed_events(removed_at);
+
 -- Outbox: an EventStored row names its event (stored_seq) with an empty body; the payload is joined
--- from events when the row is read, or kept in payload when the event left the store first.
+-- from events (or removed_events) when the row is read.
 ALTER TABLE event_queue ADD COLUMN stored_seq INTEGER;
-ALTER TABLE event_queue ADD COLUMN payload BLOB;
-CREATE INDEX event_queue_stored ON event_queue(stored_seq) WHERE stored_seq IS NOT NULL;
+-- Claims read the pending rows in due order and stop at their limit: an index whose WHERE is exactly
+-- the claim's (the planner cannot use event_queue_due's IN list for "status = 'pending'").
+DROP INDEX event_queue_due;
+CREATE INDEX event_queue_pending ON event_queue(available_at, id) WHERE status = 'pending';
 
--- Change feed: a stored row names its event (store_seq) instead of copying its JSON; when the event
--- leaves the store within the feed's retention, its JSON is copied into the row (json).
+-- Change feed: a stored row names its event (store_seq) instead of copying its JSON.
 ALTER TABLE feed_events ADD COLUMN store_seq INTEGER;
-CREATE INDEX feed_events_store_seq ON feed_events(store_seq) WHERE store_seq IS NOT NULL;
 
--- NIP-50 index without a second copy of every content (contentless; rows can still be deleted).
--- Rebuilt from the stored events: the search handler's upserts are idempotent.
+-- The NIP-50 index lives in its own file next to the tenant DB (<tenant>.search.db, kept by the
+-- search indexer on its own thread): no second copy of every content here, no FTS work on the writer.
 DROP TABLE search_fts;
-CREATE VIRTUAL TABLE search_fts USING fts5(content, content = '', contentless_delete = 1,
-  tokenize = 'unicode61 remove_diacritics 2');
-INSERT INTO search_fts(rowid, content)
-  SELECT seq, json_extract(CAST(json AS TEXT), '$.content') FROM events
-  WHERE coalesce(json_extract(CAST(json AS TEXT), '$.content'), '') <> '';
-
--- The engine's local handlers (search) record here, in the claim's transaction, that they are done
--- with a row: their ledger is the row itself.
-ALTER TABLE event_queue ADD COLUMN local_done INTEGER NOT NULL DEFAULT 0;

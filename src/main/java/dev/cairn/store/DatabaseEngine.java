@@ -35,6 +35,9 @@ public final class DatabaseEngine extends Supervised {
   /** Writes within this delay share one checkpoint. */
   private static final long CHECKPOINT_DELAY_MS = 250;
   private static final int WAL_BACKLOG_WARN_FRAMES = 100_000;
+  /** Outbox rows the search indexer applies per transaction, and transactions per run before others' turn. */
+  private static final int SEARCH_STEP_ROWS = 2_000;
+  private static final int SEARCH_STEPS_PER_RUN = 50;
 
   private record Pending(DatabaseInbox.Persist persist, Runnable release) {}
 
@@ -56,6 +59,9 @@ public final class DatabaseEngine extends Supervised {
   /** WAL checkpoints, off the writer's thread (see {@link TenantStore#checkpoint}). */
   private WorkerExecutor maintenance;
   private final Map<String, Boolean> checkpointing = new HashMap<>();
+  /** The search indexer's thread (seed 000's {@code search} handler), and which tenants it is on (true: again after). */
+  private WorkerExecutor searchPool;
+  private final Map<String, Boolean> searching = new HashMap<>();
   private BoundedChannel<RootInbox> toRoot;
   private Inbox<DatabaseInbox> inbox;
   /** Seed 000: outbox, ledger and search-index work for delivery. */
@@ -123,6 +129,7 @@ public final class DatabaseEngine extends Supervised {
     writer = vertx.createSharedWorkerExecutor("cairn-db-writer-" + deploymentID(), 1);
     readerPool = vertx.createSharedWorkerExecutor("cairn-db-reader-" + deploymentID(), readers);
     maintenance = vertx.createSharedWorkerExecutor("cairn-db-checkpoint-" + deploymentID(), 1);
+    searchPool = vertx.createSharedWorkerExecutor("cairn-search-" + deploymentID(), 1);
     toRoot = channels.open("database-engine->root", Addresses.ROOT);
     return writer.executeBlocking(() -> {
       meta = MetaStore.open(storeDir.resolve("meta.db"));
@@ -145,6 +152,7 @@ public final class DatabaseEngine extends Supervised {
           feedSettings, feedMetrics, deploymentID());
       inbox = new Inbox<>(vertx, Addresses.DATABASE_ENGINE, DatabaseInbox.class, this::handle);
       vertx.setPeriodic(expirySweepMs, id -> sweepExpired());
+      stores.forEach(this::searchSoon); // a new index builds itself; an old one catches up
     });
   }
 
@@ -158,7 +166,7 @@ public final class DatabaseEngine extends Supervised {
         meta.close();
       }
       return null;
-    })).eventually(() -> writer.close()).eventually(() -> readerPool.close()).eventually(() -> maintenance.close());
+    })).eventually(() -> writer.close()).eventually(() -> readerPool.close()).eventually(() -> maintenance.close()).eventually(() -> searchPool.close());
   }
 
   private void handle(DatabaseInbox msg) {
@@ -202,13 +210,13 @@ public final class DatabaseEngine extends Supervised {
     committing.put(tenant, true);
     TenantStore store = stores.get(tenant);
     long now = System.currentTimeMillis() / 1000;
-    writer.executeBlocking(() -> store.persistBatch(batch.stream().map(p -> p.persist().event()).toList(), now), true)
+    writer.executeBlocking(() -> store.persist(batch.stream().map(p -> p.persist().event()).toList(), now), true)
         .onComplete(ar -> {
           committing.put(tenant, false);
           List<RootInbox.Persisted.Ack> acks = new ArrayList<>(batch.size());
           for (int i = 0; i < batch.size(); i++) {
             PersistResult r = ar.succeeded()
-                ? ar.result().get(i)
+                ? ar.result().results().get(i)
                 : new PersistResult.Rejected("error: could not store the event, please retry");
             acks.add(new RootInbox.Persisted.Ack(batch.get(i).persist().ticket(), r));
             batch.get(i).release().run();
@@ -218,10 +226,11 @@ public final class DatabaseEngine extends Supervised {
           }
           toRoot.sendOwed(new RootInbox.Persisted(acks));
           if (ar.succeeded()) { // seed 003: after the commit and its PersistAck, never before
-            feed.afterCommit(tenant, batch.stream().map(p -> p.persist().event()).toList(), ar.result());
+            feed.afterCommit(tenant, ar.result());
           }
-          if (ar.succeeded() && ar.result().stream().anyMatch(r -> r instanceof PersistResult.Stored)) {
+          if (ar.succeeded() && ar.result().results().stream().anyMatch(r -> r instanceof PersistResult.Stored)) {
             outboxCommands.wake(tenant);
+            searchSoon(tenant, store);
             checkpointSoon(tenant, store);
           }
           commitNext(tenant);
@@ -246,6 +255,33 @@ public final class DatabaseEngine extends Supervised {
                 + " (long-running readers?)");
           }
         }));
+  }
+
+  /**
+   * Seed 000's {@code search} handler: the tenant's NIP-50 index follows its outbox rows on the search
+   * thread (one for all tenants, in the background), off the writer. Wakes during a run run it again.
+   */
+  private void searchSoon(String tenant, TenantStore store) {
+    Boolean running = searching.get(tenant);
+    if (running != null) {
+      searching.put(tenant, Boolean.TRUE); // again after this run
+      return;
+    }
+    searching.put(tenant, Boolean.FALSE);
+    searchPool.executeBlocking(() -> {
+      int steps = 0;
+      while (store.indexSearch(SEARCH_STEP_ROWS) && ++steps < SEARCH_STEPS_PER_RUN) {
+        // keep going: caught up, or yield to other tenants after a while
+      }
+      return steps;
+    }, false).onComplete(ar -> {
+      Boolean again = searching.remove(tenant);
+      if (ar.failed()) {
+        LOG.log(Level.WARNING, "search indexing failed for tenant " + tenant, ar.cause());
+      } else if (Boolean.TRUE.equals(again) || ar.result() >= SEARCH_STEPS_PER_RUN) {
+        searchSoon(tenant, store);
+      }
+    });
   }
 
   /** Seed 000: the open store of {@code tenant}, or null. */
@@ -299,6 +335,7 @@ public final class DatabaseEngine extends Supervised {
           .onSuccess(removed -> {
             if (!removed.isEmpty()) {
               outboxCommands.wake(e.getKey());
+              searchSoon(e.getKey(), store);
             }
             feed.afterPurge(e.getKey(), removed);
           })

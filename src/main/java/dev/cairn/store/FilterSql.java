@@ -94,7 +94,7 @@ final class FilterSql {
     }
     if (match != null) {
       // NIP-50: the outbox search handler's FTS5 index (seed 000), keyed by store seq.
-      sql.append(" AND e.seq IN (SELECT rowid FROM search_fts WHERE search_fts MATCH ?)");
+      sql.append(" AND e.seq IN (SELECT rowid FROM s.search_fts WHERE search_fts MATCH ?)");
       params.add(match);
     }
     return new Where(from, sql.toString(), order, params);

@@ -14,16 +14,10 @@ public sealed interface OutboxCommand extends DatabaseInbox {
   String tenant();
 
   /**
-   * Claims up to {@code limit} due rows (and stale claims older than {@code leaseMs}) and runs the
-   * {@code localHandlers} on them in the same transaction; with {@code settle} the rows they are done
-   * with are marked done there too (no handler outside the DB is waiting for them).
+   * Claims up to {@code limit} due rows (and stale claims older than {@code leaseMs}); with
+   * {@code settle} they are marked done in the same transaction (no handler outside the DB waits for them).
    */
-  record ClaimDue(long requestId, String tenant, int limit, long leaseMs, List<String> localHandlers, boolean settle)
-      implements OutboxCommand {
-    public ClaimDue {
-      localHandlers = List.copyOf(localHandlers);
-    }
-  }
+  record ClaimDue(long requestId, String tenant, int limit, long leaseMs, boolean settle) implements OutboxCommand {}
 
   /** Settles claimed rows: done, retry, dead-letter or defer, each only while the claim is ours. */
   record Settle(long requestId, String tenant, List<Settlement> settlements) implements OutboxCommand {

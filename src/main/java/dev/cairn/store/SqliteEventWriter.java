@@ -27,7 +27,7 @@ final class SqliteEventWriter {
   private final PreparedStatement deleteEvent;
   private final PreparedStatement deleteTag;
   private final PreparedStatement upsertTombstone;
-  private final PreparedStatement keepFeedJson;
+  private final PreparedStatement keepRemoved;
   private final OutboxWriter outbox;
 
   SqliteEventWriter(Connection c, OutboxWriter outbox) throws SQLException {
@@ -41,7 +41,7 @@ final class SqliteEventWriter {
     insertTag = c.prepareStatement("INSERT OR IGNORE INTO tag_index(k, created_at, seq) VALUES (?, ?, ?)");
     deleteEvent = c.prepareStatement("DELETE FROM events WHERE seq = ?");
     deleteTag = c.prepareStatement("DELETE FROM tag_index WHERE k = ? AND created_at = ? AND seq = ?");
-    keepFeedJson = c.prepareStatement("UPDATE feed_events SET json = ? WHERE store_seq = ? AND json IS NULL");
+    keepRemoved = c.prepareStatement("INSERT OR REPLACE INTO removed_events(seq, removed_at, json) VALUES (?, ?, ?)");
     upsertTombstone = c.prepareStatement(
         "INSERT INTO deletions(target, pubkey, created_at, deletion_id) VALUES (?, ?, ?, ?)"
             + " ON CONFLICT(target, pubkey) DO UPDATE SET created_at = excluded.created_at,"
@@ -108,14 +108,8 @@ final class SqliteEventWriter {
         upsertTombstone.executeUpdate();
       }
     }
-    java.util.Set<Long> removedHere = new java.util.HashSet<>();
-    for (WritePlan.Op op : plan.ops()) {
-      if (op instanceof WritePlan.Remove rm) {
-        removedHere.add(rm.row().seq());
-      }
-    }
-    for (int i = 0; i < batch.size(); i++) {
-      outbox.add(batch.get(i), plan.results().get(i), nowMs, removedHere);
+    for (PersistResult r : plan.results()) {
+      outbox.add(r, nowMs);
     }
     outbox.flush();
   }
@@ -141,8 +135,8 @@ final class SqliteEventWriter {
   }
 
   /**
-   * Deletes a row and its tag entries; an undelivered EventStored outbox row and the change feed's
-   * stored row for it get the JSON they can no longer join.
+   * Deletes a row and its tag entries, keeping its JSON in {@code removed_events} for the outbox and
+   * the change feed, which name events instead of copying them.
    */
   private void remove(StoredRow row) throws SQLException {
     deleteEvent.setLong(1, row.seq());
@@ -156,11 +150,11 @@ final class SqliteEventWriter {
     if (tagBatch(deleteTag, tags, row.createdAt(), row.seq())) {
       deleteTag.executeBatch();
     }
-    outbox.keepPayload(row);
-    // the change feed keeps replaying the event's stored frame for its retention
-    keepFeedJson.setBytes(1, row.json());
-    keepFeedJson.setLong(2, row.seq());
-    keepFeedJson.executeUpdate();
+    // An undelivered EventStored and the change feed's stored row still show the event.
+    keepRemoved.setLong(1, row.seq());
+    keepRemoved.setLong(2, System.currentTimeMillis());
+    keepRemoved.setBytes(3, row.json());
+    keepRemoved.executeUpdate();
   }
 
   private static boolean tagBatch(PreparedStatement ps, List<List<String>> tags, long createdAt, long seq)

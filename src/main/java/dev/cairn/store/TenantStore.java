@@ -3,6 +3,9 @@ package dev.cairn.store;
 import dev.cairn.nostr.Filter;
 import dev.cairn.nostr.Hex;
 import dev.cairn.nostr.NostrEvent;
+import dev.cairn.store.feed.FeedBounds;
+import dev.cairn.store.feed.FeedChange;
+import dev.cairn.store.feed.FeedTable;
 import dev.cairn.store.outbox.OutboxWriter;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -35,10 +38,13 @@ public final class TenantStore implements AutoCloseable {
   public static final String INVALID_EXPIRED = WriteRules.INVALID_EXPIRED;
   public static final String ERROR_NOT_STORED = "error: could not store event";
 
+  /** Bound on one feed statement inside a group commit (the whole commit waits for it). */
+  static final int FEED_STATEMENT_TIMEOUT_SECONDS = 5;
   /** How long a query waits for a free reader connection. */
   static final int READER_WAIT_SECONDS = 60;
 
   private static final Migrator MIGRATOR = new Migrator("db/sqlite");
+  private static final Migrator SEARCH_MIGRATOR = new Migrator(dev.cairn.store.outbox.SearchIndex.MIGRATIONS);
 
   private final Path file;
   private final String tenant;
@@ -49,6 +55,9 @@ public final class TenantStore implements AutoCloseable {
   /** Reader connections with their kept statements; a query takes one for its duration. */
   private final BlockingQueue<Sql> readers;
   private final Connection checkpointer;
+  /** The search DB ({@code <tenant>.search.db}) with the tenant DB attached as {@code t}: the search indexer's. */
+  private final Sql search;
+  private final ReentrantLock searchLock = new ReentrantLock();
   private final ReentrantLock writeLock = new ReentrantLock();
   private final ReentrantLock checkpointLock = new ReentrantLock();
   private volatile long highWater;
@@ -65,8 +74,8 @@ public final class TenantStore implements AutoCloseable {
   /** Outbox (seed 000): the one path that writes domain events, in the same transaction. */
   private final OutboxWriter outbox;
 
-  private TenantStore(Path file, Connection writer, List<Connection> readerList, Connection checkpointer)
-      throws SQLException {
+  private TenantStore(Path file, Connection writer, List<Connection> readerList, Connection checkpointer,
+      Connection search) throws SQLException {
     this.file = file;
     this.tenant = tenantOf(file);
     this.writer = writer;
@@ -74,6 +83,7 @@ public final class TenantStore implements AutoCloseable {
     this.readerList = readerList;
     this.readers = new ArrayBlockingQueue<>(readerList.size(), false, readerList.stream().map(Sql::new).toList());
     this.checkpointer = checkpointer;
+    this.search = new Sql(search);
     begin = writer.prepareStatement("BEGIN IMMEDIATE");
     commit = writer.prepareStatement("COMMIT");
     rollback = writer.prepareStatement("ROLLBACK");
@@ -112,13 +122,19 @@ public final class TenantStore implements AutoCloseable {
       MIGRATOR.migrate(w);
       Connection cp = SqliteFiles.open(abs, SqliteFiles.Role.CHECKPOINTER);
       opened.add(cp);
+      Path searchFile = searchFileOf(abs);
+      Connection sc = SqliteFiles.open(searchFile, SqliteFiles.Role.STANDALONE);
+      opened.add(sc);
+      SEARCH_MIGRATOR.migrate(sc);
+      attach(sc, abs, "t");
       List<Connection> rs = new ArrayList<>();
       for (int i = 0; i < Math.max(1, readerConnections); i++) {
         Connection r = SqliteFiles.open(abs, SqliteFiles.Role.READER);
         opened.add(r);
+        attach(r, searchFile, "s");
         rs.add(r);
       }
-      return new TenantStore(abs, w, rs, cp);
+      return new TenantStore(abs, w, rs, cp, sc);
     } catch (SQLException | RuntimeException e) {
       for (Connection c : opened) {
         SqliteFiles.closeQuietly(c);
@@ -127,6 +143,20 @@ public final class TenantStore implements AutoCloseable {
         throw se;
       }
       throw new StoreException("cannot open " + abs, e);
+    }
+  }
+
+  /** {@code <tenant>.search.db} next to {@code <tenant>.db}: the tenant's NIP-50 index. */
+  public static Path searchFileOf(Path tenantFile) {
+    String name = tenantFile.getFileName().toString();
+    String base = name.endsWith(".db") ? name.substring(0, name.length() - 3) : name;
+    return tenantFile.resolveSibling(base + ".search.db");
+  }
+
+  private static void attach(Connection c, Path other, String schema) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement("ATTACH DATABASE ? AS " + schema)) {
+      ps.setString(1, other.toString());
+      ps.execute();
     }
   }
 
@@ -160,16 +190,22 @@ public final class TenantStore implements AutoCloseable {
 
   // ---------------------------------------------------------------------------------------- write
 
-  /**
-   * Persists a batch in ONE transaction (group commit). Events are applied in order, as if one after
-   * the other; results come back in input order. When the transaction fails as a whole and the batch
-   * has several events, each is retried in a transaction of its own, so one event's fault (say, a
-   * constraint) refuses that event only. Throws {@link StoreException} when a single event cannot be
-   * written for a reason that is not its own.
-   */
+  /** {@link #persist}, for callers that only want the events' results. */
   public List<PersistResult> persistBatch(List<NostrEvent> batch, long nowEpochSeconds) {
+    return persist(batch, nowEpochSeconds).results();
+  }
+
+  /**
+   * Persists a batch in ONE transaction (group commit), its change-feed rows included (under their own
+   * savepoint, see {@link PersistOutcome}). Events are applied in order, as if one after the other;
+   * results come back in input order. When the transaction fails as a whole and the batch has several
+   * events, each is retried in a transaction of its own, so one event's fault (say, a constraint)
+   * refuses that event only. Throws {@link StoreException} when a single event cannot be written for
+   * a reason that is not its own.
+   */
+  public PersistOutcome persist(List<NostrEvent> batch, long nowEpochSeconds) {
     if (batch.isEmpty()) {
-      return List.of();
+      return PersistOutcome.of(List.of());
     }
     writeLock.lock();
     try {
@@ -179,38 +215,64 @@ public final class TenantStore implements AutoCloseable {
       } catch (SQLException e) {
         if (batch.size() == 1 || !ownFault(e)) {
           if (batch.size() == 1 && ownFault(e)) {
-            return List.of(new PersistResult.Rejected(ERROR_NOT_STORED));
+            return PersistOutcome.of(List.of(new PersistResult.Rejected(ERROR_NOT_STORED)));
           }
           throw new StoreException("persist batch failed on " + file, e);
         }
-        List<PersistResult> out = new ArrayList<>(batch.size());
+        List<PersistResult> results = new ArrayList<>(batch.size());
+        List<FeedChange> feed = new ArrayList<>();
+        FeedBounds bounds = null;
+        Exception feedError = null;
         for (NostrEvent ev : batch) {
           try {
-            out.add(persistNow(List.of(ev), nowEpochSeconds).get(0));
+            PersistOutcome one = persistNow(List.of(ev), nowEpochSeconds);
+            results.add(one.results().get(0));
+            if (one.feedError() == null) {
+              bounds = one.feedBounds() == null ? bounds : one.feedBounds();
+            } else {
+              feed.addAll(one.feed()); // only the failed ones go to the retry buffer
+              feedError = one.feedError();
+            }
           } catch (SQLException one) {
             if (!ownFault(one)) {
               throw new StoreException("persist failed on " + file, one);
             }
-            out.add(new PersistResult.Rejected(ERROR_NOT_STORED));
+            results.add(new PersistResult.Rejected(ERROR_NOT_STORED));
           }
         }
-        return out;
+        return new PersistOutcome(results, feed, bounds, feedError);
       }
     } finally {
       writeLock.unlock();
     }
   }
 
-  private List<PersistResult> persistNow(List<NostrEvent> batch, long now) throws SQLException {
+  private PersistOutcome persistNow(List<NostrEvent> batch, long now) throws SQLException {
     begin.execute();
     try {
+      long nowMs = System.currentTimeMillis();
       WriteSnapshot state = events.fetch(WriteRules.keysOf(batch));
       WritePlan plan = WriteRules.plan(batch, state, now, highWater);
-      events.apply(plan, batch, System.currentTimeMillis());
+      events.apply(plan, batch, nowMs);
+      List<FeedChange> feed = FeedChange.of(batch, plan.results(), nowMs);
+      FeedBounds bounds = null;
+      Exception feedError = null;
+      if (!feed.isEmpty()) {
+        writerSql.execute("SAVEPOINT feed");
+        try {
+          FeedTable.insertRows(writerSql, feed, FEED_STATEMENT_TIMEOUT_SECONDS);
+          bounds = FeedTable.bounds(writerSql).withInserted(feed.size());
+          writerSql.execute("RELEASE feed");
+        } catch (SQLException | RuntimeException e) {
+          writerSql.execute("ROLLBACK TO feed");
+          writerSql.execute("RELEASE feed");
+          feedError = e;
+        }
+      }
       commit.execute();
       highWater = plan.highWater();
       outboxBacklog.addAndGet(outbox.takeWritten());
-      return plan.results();
+      return new PersistOutcome(plan.results(), feedError == null ? List.of() : feed, bounds, feedError);
     } catch (SQLException | RuntimeException e) {
       rollbackQuietly();
       outbox.takeWritten();
@@ -326,6 +388,24 @@ public final class TenantStore implements AutoCloseable {
       return 0;
     }
     return withReader(c -> SqliteEventReader.count(c, wheres));
+  }
+
+  /**
+   * One step of the search indexer (on the caller's thread, not the writer's): applies up to
+   * {@code maxRows} outbox rows to the NIP-50 index; true when there may be more to do now.
+   */
+  public boolean indexSearch(int maxRows) {
+    if (closed || !searchLock.tryLock()) {
+      return false;
+    }
+    try {
+      ensureOpen();
+      return dev.cairn.store.outbox.SearchIndex.step(search, maxRows);
+    } catch (SQLException e) {
+      throw new StoreException("search indexing failed on " + file, e);
+    } finally {
+      searchLock.unlock();
+    }
   }
 
   /** Query plan lines for the history query of one filter (diagnostics and tests). */
@@ -456,6 +536,13 @@ public final class TenantStore implements AutoCloseable {
       SqliteFiles.closeQuietly(checkpointer);
     } finally {
       checkpointLock.unlock();
+    }
+    searchLock.lock();
+    try {
+      search.clear();
+      SqliteFiles.closeQuietly(search.connection());
+    } finally {
+      searchLock.unlock();
     }
     for (int i = 0; i < readerList.size(); i++) {
       Sql taken = null;

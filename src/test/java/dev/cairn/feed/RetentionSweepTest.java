@@ -37,7 +37,7 @@ class RetentionSweepTest {
   private static void insert(TenantStore s, long ts, int n) {
     List<FeedChange> rows = new ArrayList<>();
     for (int i = 0; i < n; i++) {
-      rows.add(new FeedChange(ts + i, FeedChange.STORED, "id" + ts + "-" + i, 1, "pk", null, 0, null));
+      rows.add(new FeedChange(ts + i, FeedChange.STORED, "id" + ts + "-" + i, 1, "pk", null, 0));
     }
     s.withWriter(1000, c -> FeedTable.insert(c, rows, 30));
   }

@@ -23,7 +23,7 @@ class RetryBufferTest {
   private static List<FeedChange> changes(String prefix, int n) {
     List<FeedChange> out = new ArrayList<>();
     for (int i = 0; i < n; i++) {
-      out.add(new FeedChange(i, FeedChange.STORED, prefix + i, 1, "pk", null, i + 1, null));
+      out.add(new FeedChange(i, FeedChange.STORED, prefix + i, 1, "pk", null, i + 1));
     }
     return out;
   }

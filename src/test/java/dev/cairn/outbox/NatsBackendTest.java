@@ -52,8 +52,7 @@ class NatsBackendTest {
         OutboxDb.await("rows marked done", 30,
             () -> OutboxDb.count(db, "SELECT COUNT(*) FROM event_queue WHERE status = 'done'") == 40);
         // The search handler ran in the engine, in the claim's transaction (no NATS round trip).
-        OutboxDb.await("search handler done", 30, () -> OutboxDb.count(db,
-            "SELECT COUNT(*) FROM event_queue WHERE local_done = 1") == 40);
+        OutboxDb.await("search handler done", 30, () -> OutboxDb.searchCaughtUp(db));
         assertEquals(40, client.query("s", new JsonObject().put("search", "kiwi")).size());
         relay.stop();
       }
@@ -156,7 +155,7 @@ class NatsBackendTest {
         assertTrue(records.stream().anyMatch(r -> r.getMessage().contains("event_id=" + eventId)));
         assertEquals(2, refusing.count(ev.getString("id")), "max_deliver = outbox.max_attempts deliveries");
         // The search handler ran (once, in the engine) and the event is searchable.
-        assertEquals(1, OutboxDb.count(db, "SELECT COUNT(*) FROM event_queue WHERE local_done = 1"));
+        OutboxDb.await("search handler done", 30, () -> OutboxDb.searchCaughtUp(db));
         assertEquals(1, client.query("s", new JsonObject().put("search", "fig")).size());
       }
     } finally {

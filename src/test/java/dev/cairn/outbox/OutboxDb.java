@@ -43,6 +43,19 @@ final class OutboxDb {
     }
   }
 
+  /** The tenant's NIP-50 index file (the search handler's). */
+  static Path searchDb(Path db) {
+    return dev.cairn.store.TenantStore.searchFileOf(db);
+  }
+
+  /** True once the search handler applied every outbox row of the tenant (its cursor is at the last one). */
+  static boolean searchCaughtUp(Path db) throws SQLException {
+    long last = count(db, "SELECT coalesce(max(id), 0) FROM event_queue");
+    long cursor = count(searchDb(db), "SELECT coalesce((SELECT v FROM search_state WHERE k = 'queue_cursor'), -1)");
+    long build = count(searchDb(db), "SELECT coalesce((SELECT v FROM search_state WHERE k = 'build_seq'), 0)");
+    return build == -1 && cursor == last;
+  }
+
   static long count(Path db, String sql, Object... params) throws SQLException {
     try (Connection c = open(db); PreparedStatement ps = c.prepareStatement(sql)) {
       for (int i = 0; i < params.length; i++) {

@@ -44,9 +44,11 @@ public final class RelayClient implements AutoCloseable {
     WebSocketClient client = vertx.createWebSocketClient(new WebSocketClientOptions()
         .setMaxMessageSize(64 * 1024 * 1024).setMaxFrameSize(64 * 1024 * 1024));
     try {
-      WebSocket ws = client.connect(new WebSocketConnectOptions().setHost("127.0.0.1").setPort(port).setURI(path))
+      // The client is built on the event loop as the socket opens, before any frame is dispatched: a
+      // relay that speaks first (an AUTH challenge) is heard.
+      return client.connect(new WebSocketConnectOptions().setHost("127.0.0.1").setPort(port).setURI(path))
+          .map(ws -> new RelayClient(vertx, ws))
           .toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
-      return new RelayClient(vertx, ws);
     } catch (Exception e) {
       vertx.close();
       throw e;

@@ -49,9 +49,9 @@ final class DbClient {
     }
   }
 
-  /** Claims due rows and runs the local handlers on them; with {@code settle} what they finished is done already. */
-  Future<OutboxQueue.Claim> claimDue(String tenant, int limit, long leaseMs, List<String> localHandlers, boolean settle) {
-    return ask(id -> new OutboxCommand.ClaimDue(id, tenant, limit, leaseMs, localHandlers, settle))
+  /** Claims due rows; with {@code settle} they are done already (no handler outside the DB). */
+  Future<OutboxQueue.Claim> claimDue(String tenant, int limit, long leaseMs, boolean settle) {
+    return ask(id -> new OutboxCommand.ClaimDue(id, tenant, limit, leaseMs, settle))
         .map(r -> ((OutboxReply.Claimed) r).claim());
   }
 

@@ -1,6 +1,5 @@
 package dev.cairn.delivery.outbox;
 
-import dev.cairn.store.outbox.LocalHandlers;
 import dev.cairn.store.outbox.OutboxQueue;
 import dev.cairn.store.outbox.OutboxRow;
 import dev.cairn.store.outbox.Settlement;
@@ -31,14 +30,13 @@ final class DbOutboxConsumer {
   }
 
   /**
-   * One cycle for {@code tenant}; see {@link OutboxPump} for the answer. The engine claims the due rows
-   * and runs the local handlers on them in one transaction; with no handler outside the DB it also
-   * marks them done there, and only rows a local handler failed on come back here to be retried.
+   * One cycle for {@code tenant}; see {@link OutboxPump} for the answer. With no handler outside the DB
+   * the engine marks the due rows done as it claims them, in one transaction (the search indexer reads
+   * the rows on its own); otherwise the handlers run here under the ledger and the rows are settled.
    */
   Future<Long> cycle(String tenant) {
     boolean localOnly = runner.isEmpty();
-    return db.claimDue(tenant, settings.batch(), settings.claimLeaseMs(), LocalHandlers.ALL, localOnly).compose(claim -> {
-      metrics.local(claim.local());
+    return db.claimDue(tenant, settings.batch(), settings.claimLeaseMs(), localOnly).compose(claim -> {
       if (claim.settled() > 0) {
         metrics.published(OutboxSettings.DB, claim.settled());
       }
@@ -81,9 +79,6 @@ final class DbOutboxConsumer {
   }
 
   private Future<Settlement> deliver(OutboxRow row) {
-    if (row.localError() != null) {
-      return Future.succeededFuture(failed(row, row.localError()));
-    }
     OutboxMessage m;
     try {
       m = OutboxMessage.parse(row.body());

@@ -1,6 +1,5 @@
 package dev.cairn.delivery.outbox;
 
-import dev.cairn.store.outbox.LocalHandlers;
 import dev.cairn.store.outbox.OutboxRow;
 import dev.cairn.store.outbox.Settlement;
 import io.nats.client.Connection;
@@ -57,8 +56,7 @@ final class NatsRelay {
     if (!link.up()) {
       return Future.succeededFuture(OutboxPump.IDLE); // the link wakes every tenant when it is back
     }
-    return db.claimDue(tenant, settings.batch(), settings.claimLeaseMs(), LocalHandlers.ALL, false).compose(claim -> {
-      metrics.local(claim.local());
+    return db.claimDue(tenant, settings.batch(), settings.claimLeaseMs(), false).compose(claim -> {
       if (claim.rows().isEmpty()) {
         return Future.succeededFuture(claim.nextDueMs() < 0 ? OutboxPump.IDLE : claim.nextDueMs());
       }
@@ -68,11 +66,7 @@ final class NatsRelay {
         long deferUntil = -1;
         for (int i = 0; i < ok.size(); i++) {
           OutboxRow row = claim.rows().get(i);
-          if (ok.get(i) && row.localError() != null) {
-            // published, but the search index failed on it: again later (JetStream drops the repeat)
-            published++;
-            settlements.add(retry(row));
-          } else if (ok.get(i)) {
+          if (ok.get(i)) {
             settlements.add(Settlement.done(row));
             published++;
           } else {
@@ -101,15 +95,6 @@ final class NatsRelay {
         });
       });
     });
-  }
-
-  private Settlement retry(OutboxRow row) {
-    int attempt = row.attempts() + 1;
-    if (attempt >= settings.maxAttempts()) {
-      return Settlement.deadLetter(row, row.localError());
-    }
-    return Settlement.retry(row, System.currentTimeMillis() + RetryPolicy.retryBackoff(attempt).toMillis(),
-        row.localError());
   }
 
   /** Publishes every row; per row, whether the broker has it. */

@@ -49,8 +49,8 @@ public final class OutboxDelivery {
     Context context = vertx.getOrCreateContext();
     db = new DbClient(vertx, channels.open("delivery->database-engine(outbox)", Addresses.DATABASE_ENGINE));
     db.start();
-    // search runs inside the engine's claim transaction (LocalHandlers); only handlers with an
-    // effect outside the DB run here, and forward only when there is somewhere to forward to
+    // the NIP-50 index is kept by the engine's search indexer (it reads the outbox rows itself); only
+    // handlers with an effect outside the DB run here, and forward only when there is somewhere to forward to
     List<OutboxHandler> external = new ArrayList<>();
     if (!settings.forwardRelays().isEmpty()) {
       forward = new ForwardHandler(vertx, settings.forwardRelays());

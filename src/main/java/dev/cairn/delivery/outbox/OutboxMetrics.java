@@ -1,6 +1,5 @@
 package dev.cairn.delivery.outbox;
 
-import dev.cairn.store.outbox.LocalHandlers;
 import dev.cairn.metrics.Meters;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
@@ -39,21 +38,6 @@ public final class OutboxMetrics {
 
   public void published(String backend, int rows) {
     meters.counter("cairn_outbox_published_total", "backend", backend).increment(rows);
-  }
-
-  /** What the engine's local handlers did in one claim. */
-  public void local(LocalHandlers.Outcome o) {
-    for (String h : o.handlers()) {
-      if (o.ran() > 0) {
-        meters.counter("cairn_handler_runs_total", "handler", h, "result", "ok").increment(o.ran());
-      }
-      if (o.skipped() > 0) {
-        meters.counter("cairn_handler_runs_total", "handler", h, "result", "skipped").increment(o.skipped());
-      }
-      if (o.failed() > 0) {
-        meters.counter("cairn_handler_runs_total", "handler", h, "result", "failed").increment(o.failed());
-      }
-    }
   }
 
   /** {@code result}: ok, failed, skipped (done already), deferred (claimed elsewhere), ledger_error. */

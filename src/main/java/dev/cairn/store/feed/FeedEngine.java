@@ -4,6 +4,7 @@ import dev.cairn.delivery.DeliveryInbox;
 import dev.cairn.delivery.FeedInbox;
 import dev.cairn.nostr.NostrEvent;
 import dev.cairn.store.FeedCommand;
+import dev.cairn.store.PersistOutcome;
 import dev.cairn.store.PersistResult;
 import dev.cairn.store.Removal;
 import dev.cairn.store.StoreException;
@@ -86,19 +87,21 @@ public final class FeedEngine {
 
   // ------------------------------------------------------------------------------------- writes
 
-  /** After a group commit and its PersistAck: one {@code stored} row per stored event, one {@code deleted} per removal. */
-  public void afterCommit(String tenant, List<NostrEvent> events, List<PersistResult> results) {
-    long ts = System.currentTimeMillis();
-    List<FeedChange> changes = new ArrayList<>();
-    for (int i = 0; i < results.size(); i++) {
-      if (results.get(i) instanceof PersistResult.Stored s) {
-        changes.add(FeedChange.stored(ts, events.get(i), s.seq()));
-        for (Removal r : s.removed()) {
-          changes.add(FeedChange.deleted(ts, r));
-        }
-      }
+  /**
+   * After a group commit and its PersistAck: its feed rows landed with it (wake delivery), or their
+   * insert failed alone and the changes go to the retry buffer, never failing the write.
+   */
+  public void afterCommit(String tenant, PersistOutcome outcome) {
+    if (outcome.feedError() != null) {
+      metrics.insert("error", outcome.feed().size());
+      LOG.log(Level.WARNING, "feed insert failed for tenant " + tenant + " (" + outcome.feed().size()
+          + " changes buffered): " + outcome.feedError());
+      buffer.enqueue(tenant, outcome.feed(), System.currentTimeMillis());
+      pump();
+    } else if (outcome.feedBounds() != null) {
+      metrics.insert("ok", outcome.feedBounds().inserted());
+      landed(tenant, outcome.feedBounds());
     }
-    insert(tenant, changes);
   }
 
   /** After the NIP-40 purge: one {@code deleted} row (reason expired) per removed event. */

@@ -16,44 +16,14 @@ public final class FeedTable {
   private FeedTable() {}
 
   /**
-   * Inserts {@code changes} in order in ONE transaction of its own; returns the seq of the last row.
-   * Each statement is bounded by {@code timeoutSeconds}.
+   * Inserts {@code changes} in order in ONE transaction of its own (a retry-buffer flush); returns the
+   * seq of the last row. Each statement is bounded by {@code timeoutSeconds}.
    */
   public static long insert(Sql sql, List<FeedChange> changes, int timeoutSeconds) throws SQLException {
     sql.execute("BEGIN IMMEDIATE");
     boolean done = false;
-    // A stored row names its event; it copies the JSON only when the event has left the store already.
     try {
-      PreparedStatement ps = sql.prepare("INSERT INTO feed_events"
-        + "(ts, type, event_id, kind, pubkey, reason, store_seq, json) VALUES (?, ?, ?, ?, ?, ?, ?,"
-        + " CASE WHEN ? IS NULL OR EXISTS (SELECT 1 FROM events WHERE seq = ?) THEN NULL ELSE ? END) RETURNING seq");
-      ps.setQueryTimeout(timeoutSeconds);
-      long last = 0;
-      for (FeedChange ch : changes) {
-        ps.setLong(1, ch.ts());
-        ps.setString(2, ch.type());
-        ps.setString(3, ch.eventId());
-        ps.setInt(4, ch.kind());
-        ps.setString(5, ch.pubkey());
-        ps.setString(6, ch.reason());
-        if (ch.storeSeq() > 0) {
-          ps.setLong(7, ch.storeSeq());
-          ps.setBytes(8, ch.json());
-          ps.setLong(9, ch.storeSeq());
-          ps.setBytes(10, ch.json());
-        } else {
-          ps.setNull(7, java.sql.Types.INTEGER);
-          ps.setNull(8, java.sql.Types.BLOB);
-          ps.setNull(9, java.sql.Types.INTEGER);
-          ps.setNull(10, java.sql.Types.BLOB);
-        }
-        try (ResultSet rs = ps.executeQuery()) {
-          if (!rs.next()) {
-            throw new SQLException("feed INSERT returned no seq");
-          }
-          last = rs.getLong(1);
-        }
-      }
+      long last = insertRows(sql, changes, timeoutSeconds);
       sql.execute("COMMIT");
       done = true;
       return last;
@@ -69,14 +39,47 @@ public final class FeedTable {
   }
 
   /**
+   * Inserts {@code changes} in order inside the caller's transaction; returns the seq of the last row.
+   * A stored row names its event by store seq; its JSON is joined when the row is read.
+   */
+  public static long insertRows(Sql sql, List<FeedChange> changes, int timeoutSeconds) throws SQLException {
+    PreparedStatement ps = sql.prepare("INSERT INTO feed_events"
+        + "(ts, type, event_id, kind, pubkey, reason, store_seq) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING seq");
+    ps.setQueryTimeout(timeoutSeconds);
+    long last = 0;
+    for (FeedChange ch : changes) {
+      ps.setLong(1, ch.ts());
+      ps.setString(2, ch.type());
+      ps.setString(3, ch.eventId());
+      ps.setInt(4, ch.kind());
+      ps.setString(5, ch.pubkey());
+      ps.setString(6, ch.reason());
+      if (ch.storeSeq() > 0) {
+        ps.setLong(7, ch.storeSeq());
+      } else {
+        ps.setNull(7, java.sql.Types.INTEGER);
+      }
+      try (ResultSet rs = ps.executeQuery()) {
+        if (!rs.next()) {
+          throw new SQLException("feed INSERT returned no seq");
+        }
+        last = rs.getLong(1);
+      }
+    }
+    return last;
+  }
+
+  /**
    * Rows with {@code seq > after}, oldest first, at most {@code limit}, narrowed by {@code kinds}
    * and {@code authors} (empty: no narrowing). One snapshot for the rows and the high seq.
    */
   public static FeedPage page(Sql sql, long after, int limit, Set<Integer> kinds, Set<String> authors)
       throws SQLException {
-    // A stored row joins its event's JSON (rows of older versions carry it in f.json).
+    // A stored row joins its event's JSON: from the store, or from removed_events once it left the
+    // store (rows of older versions carry it in f.json).
     StringBuilder text = new StringBuilder("SELECT f.seq, f.ts, f.type, f.event_id, f.kind, f.pubkey, f.reason,"
-        + " coalesce(f.json, e.json) FROM feed_events f LEFT JOIN events e ON e.seq = f.store_seq WHERE f.seq > ?");
+        + " coalesce(f.json, e.json, r.json) FROM feed_events f LEFT JOIN events e ON e.seq = f.store_seq"
+        + " LEFT JOIN removed_events r ON r.seq = f.store_seq WHERE f.seq > ?");
     if (!kinds.isEmpty()) {
       text.append(" AND f.kind IN (").append("?,".repeat(kinds.size() - 1)).append("?)");
     }
@@ -138,13 +141,12 @@ public final class FeedTable {
    * its own short transaction). Returns how many rows went.
    */
   public static int sweepBatch(Sql sql, long cutoffMs, int batch) throws SQLException {
-    {
-      PreparedStatement ps = sql.prepare(
-        "DELETE FROM feed_events WHERE seq IN (SELECT seq FROM feed_events WHERE ts < ? ORDER BY ts LIMIT ?)");
-      ps.setLong(1, cutoffMs);
-      ps.setInt(2, batch);
-      return ps.executeUpdate();
-    }
+    // the JSON kept for events that left the store goes with the rows that could show it
+    sql.update("DELETE FROM removed_events WHERE seq IN (SELECT seq FROM removed_events WHERE removed_at < ?"
+        + " ORDER BY removed_at LIMIT ?)", cutoffMs, batch);
+    return sql.update(
+        "DELETE FROM feed_events WHERE seq IN (SELECT seq FROM feed_events WHERE ts < ? ORDER BY ts LIMIT ?)",
+        cutoffMs, batch);
   }
 
 }

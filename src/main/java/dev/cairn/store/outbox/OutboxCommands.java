@@ -121,15 +121,12 @@ public final class OutboxCommands {
       return conn -> {
         long now = System.currentTimeMillis();
         OutboxQueue.Claim claim = OutboxQueue.claimDue(conn, c.tenant(), now, c.limit(), c.leaseMs(), !c.settle());
-        int[] counts = new int[3];
-        List<OutboxRow> rows = LocalHandlers.run(conn, claim.rows(), c.localHandlers(), counts);
-        int settled = 0;
-        if (c.settle()) {
-          settled = OutboxQueue.markDone(conn, rows.stream().filter(r -> r.localError() == null).toList());
-          rows = rows.stream().filter(r -> r.localError() != null).toList();
+        if (!c.settle()) {
+          return new OutboxReply.Claimed(c.requestId(), claim, null);
         }
-        return new OutboxReply.Claimed(c.requestId(), new OutboxQueue.Claim(rows, claim.nextDueMs(),
-            new LocalHandlers.Outcome(c.localHandlers(), counts[0], counts[1], counts[2]), settled), null);
+        // no handler outside the DB: delivered as soon as claimed (the search indexer reads the rows on its own)
+        int settled = OutboxQueue.markDone(conn, claim.rows());
+        return new OutboxReply.Claimed(c.requestId(), new OutboxQueue.Claim(List.of(), claim.nextDueMs(), settled), null);
       };
     } else if (cmd instanceof OutboxCommand.Settle s) {
       boolean prune = duePrune(s.tenant());

@@ -17,13 +17,13 @@ public final class OutboxQueue {
   public static final long DONE_RETENTION_MS = 30L * 24 * 3600 * 1000;
 
   /**
-   * What a claim found: the rows now ours and when the next row is due (-1: none); {@code local}: what
-   * the local handlers did with them ({@link LocalHandlers}); {@code settled}: how many rows were marked
-   * done in the claim's own transaction (they are not in {@code rows}).
+   * What a claim found: the rows now ours and when the next row is due (-1: none); {@code settled}: how
+   * many rows were marked done in the claim's own transaction (no handler waits for them; they are not
+   * in {@code rows}).
    */
-  public record Claim(List<OutboxRow> rows, long nextDueMs, LocalHandlers.Outcome local, int settled) {
+  public record Claim(List<OutboxRow> rows, long nextDueMs, int settled) {
     public Claim(List<OutboxRow> rows, long nextDueMs) {
-      this(rows, nextDueMs, LocalHandlers.Outcome.NONE, 0);
+      this(rows, nextDueMs, 0);
     }
   }
 
@@ -56,9 +56,10 @@ public final class OutboxQueue {
   private static void select(Sql sql, String tenant, String where, long bound, long now, int limit,
       boolean withBody, List<OutboxRow> into) throws SQLException {
     {
-      PreparedStatement ps = sql.prepare("SELECT id, event_id, type, body, attempts, stored_seq, payload,"
-        + " created_at, local_done FROM event_queue WHERE " + where + " LIMIT ?");
-      PreparedStatement json = sql.prepare("SELECT json FROM events WHERE seq = ?");
+      PreparedStatement ps = sql.prepare("SELECT id, event_id, type, body, attempts, stored_seq, created_at"
+          + " FROM event_queue WHERE " + where + " LIMIT ?");
+      PreparedStatement json = sql.prepare("SELECT coalesce((SELECT json FROM events WHERE seq = ?1),"
+          + " (SELECT json FROM removed_events WHERE seq = ?1))");
       ps.setLong(1, bound);
       ps.setInt(2, limit);
       try (ResultSet rs = ps.executeQuery()) {
@@ -67,13 +68,12 @@ public final class OutboxQueue {
           long seq = rs.getLong(6);
           if (body.isEmpty()) {
             if (withBody) {
-              body = storedBody(json, tenant, rs.getString(2), seq, rs.getBytes(7), rs.getLong(8));
+              body = storedBody(json, tenant, rs.getString(2), seq, rs.getLong(7));
             }
           } else if (seq == 0) {
             seq = new io.vertx.core.json.JsonObject(body).getLong("seq", 0L);
           }
-          into.add(new OutboxRow(rs.getLong(1), rs.getString(2), rs.getString(3), body, rs.getInt(5), now, seq,
-              null, rs.getInt(9) != 0));
+          into.add(new OutboxRow(rs.getLong(1), rs.getString(2), rs.getString(3), body, rs.getInt(5), now, seq));
         }
       }
     }
@@ -111,26 +111,17 @@ public final class OutboxQueue {
     }
   }
 
-  /** Records that the local handlers are done with {@code rows} (same transaction as their effects). */
-  public static void markLocalDone(Sql sql, List<OutboxRow> rows) throws SQLException {
-    if (!rows.isEmpty()) {
-      update(sql, "local_done = 1", rows);
-    }
-  }
-
   /**
-   * The body of an EventStored row that names its event: the stored JSON, or the copy kept when the
-   * event left the store first. A row whose event is gone with no copy (written by no path of this
-   * code) gets a null payload rather than blocking the queue.
+   * The body of an EventStored row that names its event: the stored JSON, or the copy kept in
+   * {@code removed_events} when the event left the store first. A row whose event is gone past the
+   * feed's retention gets a null payload rather than blocking the queue.
    */
-  private static String storedBody(PreparedStatement json, String tenant, String eventId, long seq, byte[] kept,
-      long occurredAt) throws SQLException {
-    byte[] payload = kept;
-    if (payload == null) {
-      json.setLong(1, seq);
-      try (ResultSet e = json.executeQuery()) {
-        payload = e.next() ? e.getBytes(1) : null;
-      }
+  private static String storedBody(PreparedStatement json, String tenant, String eventId, long seq, long occurredAt)
+      throws SQLException {
+    byte[] payload;
+    json.setLong(1, seq);
+    try (ResultSet e = json.executeQuery()) {
+      payload = e.next() ? e.getBytes(1) : null;
     }
     return payload == null
         ? DomainEvent.body(eventId, DomainEvent.EVENT_STORED, tenant, seq, occurredAt, "null")
@@ -175,7 +166,7 @@ public final class OutboxQueue {
 
   /** Marks claimed rows done (their claim is ours: same transaction as the claim); returns how many. */
   public static int markDone(Sql sql, List<OutboxRow> rows) throws SQLException {
-    return rows.isEmpty() ? 0 : update(sql, "status = 'done', claimed_at = NULL, last_error = NULL, local_done = 1", rows);
+    return rows.isEmpty() ? 0 : update(sql, "status = 'done', claimed_at = NULL, last_error = NULL", rows);
   }
 
   /** Deletes up to {@code max} done rows older than the retention. */

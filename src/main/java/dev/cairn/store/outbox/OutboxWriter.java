@@ -1,27 +1,23 @@
 package dev.cairn.store.outbox;
 
-import dev.cairn.nostr.NostrEvent;
 import dev.cairn.store.PersistResult;
 import dev.cairn.store.Removal;
-import dev.cairn.store.StoredRow;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Types;
 import java.util.List;
-import java.util.Set;
 
 /**
  * The single path that inserts outbox rows ({@link #add} / {@link #enqueue}). It runs on the tenant
  * store's writer connection, inside the transaction that made the change, so the data and its domain
  * events commit (or roll back) together. An EventStored row names its event by store seq
- * ({@code stored_seq}) instead of copying it; {@link #keepPayload} copies the JSON into {@code payload}
- * when the event leaves the store before the row is delivered.
+ * ({@code stored_seq}) instead of copying it: the JSON is joined when the row is read (from
+ * {@code removed_events} once the event has left the store).
  */
 public final class OutboxWriter {
   private final String tenant;
   private final PreparedStatement insert;
-  private final PreparedStatement keep;
   private int batched;
   /** Rows written by the open transaction (see {@link #takeWritten}). */
   private int written;
@@ -31,25 +27,15 @@ public final class OutboxWriter {
     this.insert = writer.prepareStatement("INSERT INTO event_queue"
         + "(event_id, type, body, status, attempts, available_at, created_at, stored_seq)"
         + " VALUES (?, ?, ?, 'pending', 0, ?, ?, ?)");
-    this.keep = writer.prepareStatement("UPDATE event_queue SET payload = ?"
-        + " WHERE stored_seq = ? AND body = '' AND status IN ('pending', 'processing')");
   }
 
-  /**
-   * Adds the domain events of one persist outcome (EventStored, then one EventDeleted per removal);
-   * {@code removedInBatch}: seqs the same transaction removes again, whose EventStored carries the JSON.
-   */
-  public void add(NostrEvent event, PersistResult result, long nowMs, Set<Long> removedInBatch) throws SQLException {
+  /** Adds the domain events of one persist outcome: EventStored (naming the event), then one EventDeleted per removal. */
+  public void add(PersistResult result, long nowMs) throws SQLException {
     if (!(result instanceof PersistResult.Stored s)) {
       return;
     }
     DomainEvent stored = DomainEvent.stored(tenant, s.seq(), nowMs);
-    if (removedInBatch.contains(s.seq())) {
-      row(stored.eventId(), stored.type(), DomainEvent.storedBody(stored.eventId(), tenant, s.seq(), nowMs,
-          event.json()), nowMs, null);
-    } else {
-      row(stored.eventId(), stored.type(), "", nowMs, s.seq());
-    }
+    row(stored.eventId(), stored.type(), "", nowMs, s.seq());
     for (Removal r : s.removed()) {
       DomainEvent d = DomainEvent.deleted(tenant, r, nowMs);
       row(d.eventId(), d.type(), d.body(), nowMs, null);
@@ -88,14 +74,6 @@ public final class OutboxWriter {
     }
   }
 
-  /** {@code row} leaves the store: an undelivered EventStored of it keeps the event's JSON. */
-  public void keepPayload(StoredRow row) throws SQLException {
-    flush();
-    keep.setBytes(1, row.json());
-    keep.setLong(2, row.seq());
-    keep.executeUpdate();
-  }
-
   private void row(String eventId, String type, String body, long nowMs, Long storedSeq) throws SQLException {
     insert.setString(1, eventId);
     insert.setString(2, type);
@@ -115,7 +93,6 @@ public final class OutboxWriter {
   public void close() {
     try {
       insert.close();
-      keep.close();
     } catch (SQLException ignored) {
       // closing anyway
     }
