@@ -57,6 +57,9 @@ public record CairnConfig(
         }
         binds.add(new Bind(s.substring(0, colon), Integer.parseInt(s.substring(colon + 1))));
       }
+      if (binds.size() > 64) {
+        throw new ConfigException("http.binds: at most 64 addresses, got " + binds.size());
+      }
     }
     JsonObject tree = j.getJsonObject("tree");
     int cores = Runtime.getRuntime().availableProcessors();

@@ -22,6 +22,12 @@ public sealed interface FeedInbox extends DeliveryInbox {
    */
   record SseWritable(long streamId, boolean writable) implements FeedInbox {}
 
+  /**
+   * A listener (re)started: the sessions of its earlier incarnation ({@code listener} and a stream id
+   * below {@code firstStreamId}) are gone with it. Sent before any stream of the new incarnation.
+   */
+  record ListenerStarted(int listener, long firstStreamId) implements FeedInbox {}
+
   /** The client went away. */
   record SseClosed(long streamId) implements FeedInbox {}
 

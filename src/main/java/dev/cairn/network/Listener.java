@@ -5,9 +5,9 @@ import dev.cairn.config.TenantConfig;
 import dev.cairn.metrics.CairnMetrics;
 import dev.cairn.metrics.HealthProbes;
 import dev.cairn.tree.Addresses;
-import dev.cairn.tree.BoundedChannel;
 import dev.cairn.tree.Channels;
 import dev.cairn.tree.Inbox;
+import dev.cairn.tree.OrderedSender;
 import dev.cairn.tree.Supervised;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -23,7 +23,6 @@ import io.vertx.core.internal.http.WebSocketInternal;
 import io.vertx.core.json.JsonObject;
 import io.vertx.core.net.OpenSSLEngineOptions;
 import io.vertx.core.net.PemKeyCertOptions;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.HashMap;
@@ -52,18 +51,18 @@ final class Listener extends Supervised {
   private final HealthProbes probes;
   private final TenantRouting routing;
   private final Map<Long, Socket> sockets = new HashMap<>();
-  private final ArrayDeque<NetworkInbox> waiting = new ArrayDeque<>();
+  /** Sockets paused because network-manager gave no credit: resumed when the frames waiting for it are sent. */
   private final Set<Socket> pausedForCredit = new HashSet<>();
   /** Sockets with queued messages and room to write them: served by {@link #flushDirty}, a turn at a time. */
   private final java.util.LinkedHashMap<Long, Socket> dirty = new java.util.LinkedHashMap<>();
   private boolean flushScheduled;
   private final SocketFootprint footprint = new SocketFootprint();
-  private BoundedChannel<NetworkInbox> toManager;
+  private OrderedSender<NetworkInbox> toManager;
   private HttpServer server;
   /** Seed 003: the SSE responses this listener owns. */
   private SseStreams sse;
   private final int maxBuffered;
-  private long nextConn = 1;
+  private final ConnIds ids;
 
   /** An accepted WebSocket, its outbound queue, and why it is paused, if it is. */
   private static final class Socket {
@@ -96,10 +95,11 @@ final class Listener extends Supervised {
     }
   }
 
-  Listener(int index, CairnConfig.Bind bind, CairnConfig config, CairnMetrics metrics, Channels channels,
-      HealthProbes probes, CrashReporter manager) {
+  Listener(int index, long incarnation, CairnConfig.Bind bind, CairnConfig config, CairnMetrics metrics,
+      Channels channels, HealthProbes probes, CrashReporter manager) {
     super(manager);
     this.index = index;
+    this.ids = new ConnIds(index, incarnation);
     this.bind = bind;
     this.config = config;
     this.metrics = metrics;
@@ -111,8 +111,9 @@ final class Listener extends Supervised {
 
   @Override
   protected Future<?> startNode() {
-    toManager = channels.open("listener->network-manager", Addresses.NETWORK_MANAGER);
-    sse = new SseStreams(vertx, index, config, channels);
+    toManager = new OrderedSender<>(channels.open("listener->network-manager", Addresses.NETWORK_MANAGER));
+    toManager.onDrained(this::resumePausedForCredit);
+    sse = new SseStreams(vertx, index, ids, config, metrics, channels);
     new Inbox<>(vertx, Addresses.listener(index), ListenerInbox.class, this::handle);
     server = vertx.createHttpServer(serverOptions()).requestHandler(this::request);
     return server.listen(bind.port(), bind.host())
@@ -221,7 +222,7 @@ final class Listener extends Supervised {
   }
 
   private void accept(ServerWebSocket ws, String tenant) {
-    long connId = ((long) index << 48) | nextConn++;
+    long connId = ids.next();
     boolean direct = footprint.apply(ws);
     ChannelHandlerContext ctx = ((WebSocketInternal) ws).channelHandlerContext();
     Socket s = new Socket(ws, ctx, () -> {
@@ -307,29 +308,15 @@ final class Listener extends Supervised {
 
   /** Sends up in arrival order; without credit, pauses the socket that fed the message. */
   private void up(Socket from, NetworkInbox msg) {
-    if (waiting.isEmpty() && toManager.trySend(msg)) {
-      return;
-    }
-    waiting.add(msg);
-    if (from != null && !from.pausedForCredit) {
+    toManager.send(msg);
+    if (toManager.backlogged() && from != null && !from.pausedForCredit) {
       from.pausedForCredit = true;
       pausedForCredit.add(from);
       from.ws.pause();
     }
-    if (waiting.size() == 1) {
-      toManager.onCredit(this::drainUp);
-    }
   }
 
-  private void drainUp() {
-    NetworkInbox msg;
-    while ((msg = waiting.peek()) != null) {
-      if (!toManager.trySend(msg)) {
-        toManager.onCredit(this::drainUp);
-        return;
-      }
-      waiting.poll();
-    }
+  private void resumePausedForCredit() {
     for (Socket s : pausedForCredit) {
       s.pausedForCredit = false;
       if (!s.pausedForWrites) {

@@ -6,6 +6,7 @@ import dev.cairn.metrics.HealthProbes;
 import dev.cairn.root.RootInbox;
 import dev.cairn.tree.Addresses;
 import dev.cairn.tree.BoundedChannel;
+import dev.cairn.tree.Child;
 import dev.cairn.tree.Channels;
 import dev.cairn.tree.Inbox;
 import dev.cairn.tree.OrderedSender;
@@ -15,6 +16,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.LongSupplier;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -35,7 +37,9 @@ public final class NetworkManager extends Supervised {
   private final Map<Long, Conn> conns = new HashMap<>();
   private final SubscriptionRegistry registry = new SubscriptionRegistry();
   private final List<Worker> workers = new ArrayList<>();
-  private final List<String> listenerDeployments = new ArrayList<>();
+  private final List<Child> listenerChildren = new ArrayList<>();
+  /** Numbers each new listener instance (owned by root, which outlives this node): see {@link ConnIds}. */
+  private final LongSupplier incarnations;
   private Inbox<NetworkInbox> inbox;
   private OrderedSender<RootInbox> toRoot;
   private long nextSerial = 1;
@@ -46,7 +50,7 @@ public final class NetworkManager extends Supervised {
   private final class Worker {
     final int index;
     OrderedSender<ConnWorkerInbox> sender;
-    String deploymentId;
+    Child child;
 
     Worker(int index) {
       this.index = index;
@@ -54,13 +58,14 @@ public final class NetworkManager extends Supervised {
   }
 
   public NetworkManager(CairnConfig config, CairnMetrics metrics, HealthProbes probes, Channels channels,
-      Map<String, Long> openedHighWater, CrashReporter root) {
+      Map<String, Long> highWater, LongSupplier incarnations, CrashReporter root) {
     super(root);
+    this.incarnations = incarnations;
     this.probes = probes;
     this.config = config;
     this.metrics = metrics;
     this.channels = channels;
-    this.highWater.putAll(openedHighWater);
+    this.highWater.putAll(highWater);
   }
 
   @Override
@@ -71,51 +76,56 @@ public final class NetworkManager extends Supervised {
     for (int i = 0; i < config.connWorkers(); i++) {
       Worker w = new Worker(i);
       w.sender = new OrderedSender<>(channels.open("network-manager->conn-worker", Addresses.connWorker(i),
-          stalled -> restart(w, "stalled past the send retry window")));
+          stalled -> restartWorker(w, "stalled past the send retry window")));
+      w.child = new Child("conn-worker " + i, Addresses.connWorker(i), () -> new ConnWorker(w.index, config.limits(),
+          channels, (child, cause) -> context.runOnContext(v -> restartWorker(w, cause.toString()))));
       workers.add(w);
-      started.add(deploy(w));
+      started.add(w.child.deploy(vertx));
     }
     return Future.all(started).compose(x -> {
       List<Future<?>> listening = new ArrayList<>();
       for (int i = 0; i < config.binds().size(); i++) {
-        listening.add(vertx.deployVerticle(new Listener(i, config.binds().get(i), config, metrics, channels, probes,
-                (child, cause) -> LOG.log(Level.SEVERE, "listener crashed", cause)))
-            .onSuccess(listenerDeployments::add));
+        int index = i;
+        Child l = new Child("listener " + i, Addresses.listener(i), () -> new Listener(index, incarnations.getAsLong(),
+            config.binds().get(index), config, metrics, channels, probes,
+            (child, cause) -> context.runOnContext(v -> restartListener(index, cause.toString()))));
+        listenerChildren.add(l);
+        listening.add(l.deploy(vertx));
       }
       return Future.all(listening);
     });
-  }
-
-  private Future<String> deploy(Worker w) {
-    return vertx.deployVerticle(new ConnWorker(w.index, config.limits(), channels,
-            (child, cause) -> context.runOnContext(v -> restart(w, cause.toString()))))
-        .onSuccess(id -> w.deploymentId = id);
   }
 
   /**
    * A dead conn-worker is redeployed at the same address. Its connections' protocol state is gone,
    * so they are closed (clients reconnect); every other connection keeps being served.
    */
-  private void restart(Worker w, String cause) {
-    String old = w.deploymentId;
-    if (old == null) {
-      return;
-    }
-    w.deploymentId = null;
-    List<Conn> lost = conns.values().stream().filter(c -> c.worker() == w).toList();
-    LOG.log(Level.SEVERE, "conn-worker " + w.index + " died (" + cause + "), redeploying; closing "
-        + lost.size() + " of its connections");
-    w.sender.channel().suspend();
-    w.sender.clear();
-    for (Conn c : lost) {
-      listener(c.listener()).sendOwed(new ListenerInbox.Close(c.connId(), (short) 1011,
-          "internal error: connection worker restarted, please reconnect"));
-      forget(c);
-    }
-    vertx.undeploy(old).recover(t -> Future.succeededFuture())
-        .compose(x -> deploy(w))
-        .onSuccess(x -> w.sender.channel().reset())
-        .onFailure(t -> LOG.log(Level.SEVERE, "could not redeploy conn-worker " + w.index, t));
+  private void restartWorker(Worker w, String cause) {
+    w.child.redeploy(vertx, channels, cause, () -> {
+      List<Conn> lost = conns.values().stream().filter(c -> c.worker() == w).toList();
+      LOG.log(Level.SEVERE, "closing the " + lost.size() + " connections of conn-worker " + w.index);
+      w.sender.clear();
+      for (Conn c : lost) {
+        listener(c.listener()).sendOwed(new ListenerInbox.Close(c.connId(), (short) 1011,
+            "internal error: connection worker restarted, please reconnect"));
+        forget(c);
+      }
+    });
+  }
+
+  /**
+   * A dead listener is redeployed on its bind address. Its sockets went with it (its HTTP server
+   * closed them): their connections are forgotten here and in their conn-workers; clients reconnect.
+   */
+  private void restartListener(int index, String cause) {
+    listenerChildren.get(index).redeploy(vertx, channels, cause, () -> {
+      List<Conn> lost = conns.values().stream().filter(c -> c.listener() == index).toList();
+      LOG.log(Level.SEVERE, "forgetting the " + lost.size() + " connections of listener " + index);
+      for (Conn c : lost) {
+        forget(c);
+        c.worker().sender.channel().sendOwed(new ConnWorkerInbox.Detach(c.connId()));
+      }
+    });
   }
 
   private final Map<Integer, BoundedChannel<ListenerInbox>> listeners = new HashMap<>();

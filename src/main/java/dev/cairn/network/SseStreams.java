@@ -4,17 +4,19 @@ import dev.cairn.config.CairnConfig;
 import dev.cairn.config.TenantConfig;
 import dev.cairn.delivery.DeliveryInbox;
 import dev.cairn.delivery.FeedInbox;
+import dev.cairn.metrics.CairnMetrics;
 import dev.cairn.tree.Addresses;
 import dev.cairn.tree.BoundedChannel;
 import dev.cairn.tree.Channels;
+import dev.cairn.tree.OrderedSender;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.json.JsonObject;
-import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
@@ -45,16 +47,39 @@ final class SseStreams {
   private final Vertx vertx;
   private final int listener;
   private final CairnConfig config;
-  private final BoundedChannel<DeliveryInbox> toDelivery;
-  private final ArrayDeque<DeliveryInbox> waiting = new ArrayDeque<>();
+  private final CairnMetrics metrics;
+  /** To delivery in order; without credit the messages wait (a few per stream). */
+  private final OrderedSender<DeliveryInbox> toDelivery;
   private final Map<Long, Stream> streams = new HashMap<>();
-  private long nextStream = 1;
+  private final ConnIds ids;
 
-  SseStreams(Vertx vertx, int listener, CairnConfig config, Channels channels) {
+  SseStreams(Vertx vertx, int listener, ConnIds ids, CairnConfig config, CairnMetrics metrics, Channels channels) {
     this.vertx = vertx;
     this.listener = listener;
+    this.ids = ids;
     this.config = config;
-    this.toDelivery = channels.open("listener-" + listener + "->delivery.feed", Addresses.DELIVERY);
+    this.metrics = metrics;
+    BoundedChannel<DeliveryInbox> ch = channels.open("listener-" + listener + "->delivery.feed", Addresses.DELIVERY);
+    ch.onReset(this::deliveryReplaced);
+    this.toDelivery = new OrderedSender<>(ch);
+    // ahead of any stream of this incarnation: the sessions of the listener's earlier one are dead
+    up(new FeedInbox.ListenerStarted(listener, ids.first()));
+  }
+
+  /**
+   * delivery was redeployed: the sessions that fed these streams are gone, so the streams end; each
+   * client reconnects with its last id and the new sessions resume there (no gap, no duplicate).
+   */
+  private void deliveryReplaced() {
+    toDelivery.clear();
+    List<Stream> open = List.copyOf(streams.values());
+    streams.clear();
+    for (Stream s : open) {
+      if (s.slowTimer >= 0) {
+        vertx.cancelTimer(s.slowTimer);
+      }
+      s.response.end();
+    }
   }
 
   int open() {
@@ -117,7 +142,7 @@ final class SseStreams {
       }
       authors.add(a);
     }
-    long id = ((long) listener << 48) | nextStream++;
+    long id = ids.next();
     HttpServerResponse resp = req.response();
     resp.setChunked(true)
         .putHeader(HttpHeaders.CONTENT_TYPE, "text/event-stream; charset=utf-8")
@@ -154,7 +179,9 @@ final class SseStreams {
         s.slowTimer = vertx.setTimer(config.limits().slowConsumerTimeoutMillis(), t -> {
           s.slowTimer = -1;
           if (s.full && streams.containsKey(w.streamId())) {
-            s.response.reset(); // not reading: close; the client resumes with its cursor
+            // not reading: the connection is cut (its queued chunks freed); the client resumes with its cursor
+            metrics.slowConsumerClosed("sse");
+            s.response.reset();
           }
         });
       }
@@ -188,26 +215,8 @@ final class SseStreams {
     up(new FeedInbox.SseClosed(id));
   }
 
-  /** To delivery in order; without credit the messages wait here (a few per stream). */
   private void up(DeliveryInbox msg) {
-    if (waiting.isEmpty() && toDelivery.trySend(msg)) {
-      return;
-    }
-    waiting.add(msg);
-    if (waiting.size() == 1) {
-      toDelivery.onCredit(this::drainUp);
-    }
-  }
-
-  private void drainUp() {
-    DeliveryInbox msg;
-    while ((msg = waiting.peek()) != null) {
-      if (!toDelivery.trySend(msg)) {
-        toDelivery.onCredit(this::drainUp);
-        return;
-      }
-      waiting.poll();
-    }
+    toDelivery.send(msg);
   }
 
   private static String token(HttpServerRequest req) {

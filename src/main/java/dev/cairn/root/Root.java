@@ -22,6 +22,7 @@ import dev.cairn.store.outbox.OutboxPendingGauge;
 import dev.cairn.store.feed.FeedSettings;
 import dev.cairn.tree.Addresses;
 import dev.cairn.tree.BoundedChannel;
+import dev.cairn.tree.Child;
 import dev.cairn.tree.Channels;
 import dev.cairn.tree.Inbox;
 import dev.cairn.tree.OrderedSender;
@@ -59,10 +60,13 @@ public final class Root extends VerticleBase {
   private final Map<String, InFlight> byEventKey = new HashMap<>();
   /** REQs (history queries) waiting for policy's admission, by ticket. */
   private final Map<Long, RootInbox.History> admitting = new HashMap<>();
-  private final Map<String, String> deployments = new HashMap<>();
-  /** How to build each child again when it has to be redeployed. */
-  private final Map<String, Supplier<? extends Supervised>> factories = new HashMap<>();
+  /** History queries on database-engine, by sub serial (unique per REQ/COUNT): failed back if it dies. */
+  private final Map<Long, RootInbox.History> querying = new HashMap<>();
+  /** The children, in deployment order; each redeploys itself from its factory (tree/Child). */
+  private final Map<String, Child> children = new java.util.LinkedHashMap<>();
   private long nextTicket = 1;
+  /** Every listener instance ever deployed gets the next number, so connection ids are never reused. */
+  private final java.util.concurrent.atomic.AtomicLong listenerIncarnations = new java.util.concurrent.atomic.AtomicLong();
   private Channels channels;
   private Inbox<RootInbox> inbox;
   private OrderedSender<SigInbox> toSig;
@@ -116,28 +120,43 @@ public final class Root extends VerticleBase {
   public Future<?> start() {
     channels = new Channels(vertx, config.channelCapacity(), config.sendRetryWindowMillis(), metrics);
     inbox = new Inbox<>(vertx, Addresses.ROOT, RootInbox.class, this::handle);
-    toSig = new OrderedSender<>(channels.open("root->sig-manager", Addresses.SIG_MANAGER, s -> restart("sig-manager")));
-    toPolicy = new OrderedSender<>(channels.open("root->policy", Addresses.POLICY, s -> restart("policy")));
+    toSig = new OrderedSender<>(channels.open("root->sig-manager", Addresses.SIG_MANAGER, s -> restart("sig-manager", s)));
+    toPolicy = new OrderedSender<>(channels.open("root->policy", Addresses.POLICY, s -> restart("policy", s)));
     toDatabase = new OrderedSender<>(channels.open("root->database-engine", Addresses.DATABASE_ENGINE,
-        s -> restart("database-engine")));
+        s -> restart("database-engine", s)));
     toDatabaseQueries = new OrderedSender<>(channels.open("root->database-engine(query)", Addresses.DATABASE_ENGINE,
-        s -> restart("database-engine")));
+        s -> restart("database-engine", s)));
     toNetwork = channels.open("root->network-manager", Addresses.NETWORK_MANAGER);
-    return deploy("database-engine", this::databaseEngine)
-        .compose(x -> deploy("delivery", () -> new Delivery(channels, crashReporter("delivery"))
-            .withFeed(feedSettings, feedMetrics)
-            .withOutbox(outboxSettings, List.copyOf(config.tenants().keySet()), metrics.registry())))
-        .compose(x -> deploy("policy", this::policy))
-        .compose(x -> deploy("sig-manager", this::sigManager))
-        .compose(x -> deploy("network-manager", () -> new NetworkManager(config, metrics, probes, channels,
-            currentEngine.openedHighWater(), crashReporter("network-manager"))))
-        .onSuccess(x -> ready = true);
+    child("database-engine", Addresses.DATABASE_ENGINE, this::databaseEngine);
+    child("delivery", Addresses.DELIVERY, () -> new Delivery(channels, crashReporter("delivery"))
+        .withFeed(feedSettings, feedMetrics)
+        .withOutbox(outboxSettings, List.copyOf(config.tenants().keySet()), metrics.registry()));
+    child("policy", Addresses.POLICY, this::policy);
+    child("sig-manager", Addresses.SIG_MANAGER, this::sigManager);
+    // A (re)deployed network-manager starts from the stores' current high water: every event below it
+    // is committed, and any dispatch of it still on its way is covered by a REQ's history query.
+    child("network-manager", Addresses.NETWORK_MANAGER, () -> new NetworkManager(config, metrics, probes, channels,
+        currentEngine.highWater(), listenerIncarnations::incrementAndGet, crashReporter("network-manager")));
+    Future<?> started = Future.succeededFuture();
+    for (Child c : children.values()) {
+      started = started.compose(x -> c.deploy(vertx));
+    }
+    return started.onSuccess(x -> ready = true);
+  }
+
+  private void child(String name, String address, Supplier<? extends Supervised> factory) {
+    children.put(name, new Child(name, address, factory));
   }
 
   /** Null when every node is deployed and the current database-engine's DBs answered; else why not. */
   private String notReadyReason() {
     if (!ready) {
       return "the verticle tree is not fully deployed";
+    }
+    for (Child c : children.values()) {
+      if (!c.up()) {
+        return c.name() + " is restarting";
+      }
     }
     DatabaseEngine e = currentEngine;
     return e == null ? "database-engine is restarting" : e.dbProblem();
@@ -159,50 +178,16 @@ public final class Root extends VerticleBase {
     return new SigManager(config.sigWorkers(), channels, metrics.sigVerify(), crashReporter("sig-manager"));
   }
 
-  private Future<String> deploy(String name, Supplier<? extends Supervised> factory) {
-    factories.put(name, factory);
-    return vertx.deployVerticle(factory.get()).onSuccess(id -> deployments.put(name, id));
-  }
-
   private Supervised.CrashReporter crashReporter(String name) {
-    return (child, cause) -> context.runOnContext(v -> {
-      LOG.log(Level.SEVERE, name + " crashed, redeploying it", cause);
-      restart(name);
-    });
+    return (child, cause) -> context.runOnContext(v -> restart(name, String.valueOf(cause)));
   }
 
-  /** A dead child is redeployed with its children; what it had in flight is failed back. */
-  private void restart(String name) {
-    String id = deployments.remove(name);
-    if (id == null) {
-      return; // already restarting
+  /** A dead (or stuck) child is redeployed with its children; what it had in flight is failed back. */
+  private void restart(String name, String cause) {
+    Child c = children.get(name);
+    if (c != null) {
+      c.redeploy(vertx, channels, cause, () -> failInFlight(name));
     }
-    switch (name) {
-      case "sig-manager" -> toSig.channel().suspend();
-      case "policy" -> toPolicy.channel().suspend();
-      case "database-engine" -> {
-        toDatabase.channel().suspend();
-        toDatabaseQueries.channel().suspend();
-        toPolicy.channel().sendOwed(new PolicyInbox.QueriesLost());
-      }
-      default -> { }
-    }
-    failInFlight(name);
-    Supplier<? extends Supervised> factory = factories.get(name);
-    vertx.undeploy(id).recover(t -> Future.succeededFuture())
-        .compose(x -> deploy(name, factory))
-        .onSuccess(x -> {
-          switch (name) {
-            case "sig-manager" -> toSig.channel().reset();
-            case "policy" -> toPolicy.channel().reset();
-            case "database-engine" -> {
-              toDatabase.channel().reset();
-              toDatabaseQueries.channel().reset();
-            }
-            default -> { }
-          }
-        })
-        .onFailure(t -> LOG.log(Level.SEVERE, "could not redeploy " + name, t));
   }
 
   private void failInFlight(String node) {
@@ -218,6 +203,8 @@ public final class Root extends VerticleBase {
     sender.clear();
     if (node.equals("database-engine")) {
       toDatabaseQueries.clear();
+      toPolicy.channel().sendOwed(new PolicyInbox.QueriesLost());
+      failQueries("error: database-engine restarted, please retry");
     }
     if (node.equals("policy")) {
       failAdmissions();
@@ -320,6 +307,9 @@ public final class Root extends VerticleBase {
         toNetwork.sendOwed(new NetworkInbox.Refuse(a.connId(), a.rejection()));
       }
     } else if (msg instanceof RootInbox.HistoryDone d) {
+      if (querying.remove(d.subSerial()) == null) {
+        return; // failed back already: the engine that ran it was replaced
+      }
       toPolicy.send(new PolicyInbox.QueryDone(d.connId()), inbox);
       toNetwork.sendOwed(new NetworkInbox.HistoryAnswer(d.connId(), d.subId(), d.subSerial(), d.count(), d.events(),
           d.total(), d.error()));
@@ -353,8 +343,17 @@ public final class Root extends VerticleBase {
       refuseReq(h, a.rejection());
       return;
     }
+    querying.put(h.subSerial(), h);
     toDatabaseQueries.send(new DatabaseInbox.Query(h.connId(), h.tenant(), h.subId(), h.subSerial(), h.filters(),
         h.seqBelow(), h.count()), inbox);
+  }
+
+  /** database-engine died with history queries on it: their REQs are CLOSED (or COUNTs refused), the clients retry. */
+  private void failQueries(String message) {
+    for (RootInbox.History h : querying.values()) {
+      refuseReq(h, message); // policy forgets its in-flight counts (QueriesLost)
+    }
+    querying.clear();
   }
 
   private void refuseReq(RootInbox.History h, String message) {

@@ -4,6 +4,7 @@ import dev.cairn.root.RootInbox;
 import dev.cairn.tree.Addresses;
 import dev.cairn.tree.BoundedChannel;
 import dev.cairn.tree.Channels;
+import dev.cairn.tree.Child;
 import dev.cairn.tree.Inbox;
 import dev.cairn.tree.Supervised;
 import io.micrometer.core.instrument.Timer;
@@ -36,7 +37,7 @@ public final class SigManager extends Supervised {
   private static final class Worker {
     final int index;
     BoundedChannel<SigWorkerInbox> channel;
-    String deploymentId;
+    Child child;
     final Map<Long, Boolean> inFlight = new HashMap<>();
 
     Worker(int index) {
@@ -59,18 +60,14 @@ public final class SigManager extends Supervised {
       Worker w = new Worker(i);
       workers.add(w);
       w.channel = channels.open("sig-manager->sig-worker", Addresses.sigWorker(i), stalled -> restart(w, "stalled"));
-      deployed.add(deploy(w));
+      w.child = new Child("sig-worker " + i, Addresses.sigWorker(i),
+          () -> new SigWorker(w.index, channels, verifyTimer,
+              (child, cause) -> context.runOnContext(v -> restart(w, cause.toString()))),
+          new DeploymentOptions().setThreadingModel(ThreadingModel.WORKER));
+      deployed.add(w.child.deploy(vertx));
     }
     inbox = new Inbox<>(vertx, Addresses.SIG_MANAGER, SigInbox.class, this::handle);
     return Future.all(deployed);
-  }
-
-  private Future<String> deploy(Worker w) {
-    return vertx
-        .deployVerticle(
-            new SigWorker(w.index, channels, verifyTimer, (child, cause) -> context.runOnContext(v -> restart(w, cause.toString()))),
-            new DeploymentOptions().setThreadingModel(ThreadingModel.WORKER))
-        .onSuccess(id -> w.deploymentId = id);
   }
 
   private void handle(SigInbox msg) {
@@ -133,20 +130,13 @@ public final class SigManager extends Supervised {
     return workers.get(next);
   }
 
+  /** A dead sig-worker is redeployed; the checks it held are failed back ({@code error:} OKs, clients retry). */
   private void restart(Worker w, String cause) {
-    if (w.deploymentId == null) {
-      return; // already being redeployed
-    }
-    LOG.log(Level.WARNING, "sig-worker " + w.index + " died (" + cause + "), redeploying; "
-        + w.inFlight.size() + " checks failed back");
-    for (Long ticket : w.inFlight.keySet()) {
-      toRoot.sendOwed(new RootInbox.Verified(ticket, false, "error: signature worker restarted, please retry"));
-    }
-    w.inFlight.clear();
-    String old = w.deploymentId;
-    w.deploymentId = null;
-    w.channel.suspend();
-    Future<?> gone = old == null ? Future.succeededFuture() : vertx.undeploy(old).recover(t -> Future.succeededFuture());
-    gone.onComplete(x -> deploy(w).onComplete(y -> w.channel.reset()));
+    w.child.redeploy(vertx, channels, cause, () -> {
+      for (Long ticket : w.inFlight.keySet()) {
+        toRoot.sendOwed(new RootInbox.Verified(ticket, false, "error: signature worker restarted, please retry"));
+      }
+      w.inFlight.clear();
+    });
   }
 }

@@ -52,7 +52,6 @@ public final class DatabaseEngine extends Supervised {
   private final Map<String, TenantStore> stores = new java.util.concurrent.ConcurrentHashMap<>();
   private final Map<String, List<Pending>> pending = new HashMap<>();
   private final Map<String, Boolean> committing = new HashMap<>();
-  private volatile Map<String, Long> openedHighWater = Map.of();
   private MetaStore meta;
   private WorkerExecutor writer;
   private WorkerExecutor readerPool;
@@ -119,9 +118,11 @@ public final class DatabaseEngine extends Supervised {
     return "tenant " + first.getKey() + " DB failed its last write: " + first.getValue();
   }
 
-  /** The seq high water of each tenant store when this engine opened it; set before start completes. */
-  public Map<String, Long> openedHighWater() {
-    return openedHighWater;
+  /** The current seq high water of each open tenant store (every seq below it is committed). */
+  public Map<String, Long> highWater() {
+    Map<String, Long> hw = new HashMap<>();
+    stores.forEach((t, s) -> hw.put(t, s.highWaterSeq()));
+    return Map.copyOf(hw);
   }
 
   @Override
@@ -133,16 +134,12 @@ public final class DatabaseEngine extends Supervised {
     toRoot = channels.open("database-engine->root", Addresses.ROOT);
     return writer.executeBlocking(() -> {
       meta = MetaStore.open(storeDir.resolve("meta.db"));
-      Map<String, Long> hw = new HashMap<>();
       for (String t : tenantIds) {
         meta.ensureTenant(t);
-        TenantStore s = TenantStore.open(storeDir.resolve("tenants").resolve(t + ".db"), readers);
-        stores.put(t, s);
-        hw.put(t, s.highWaterSeq());
+        stores.put(t, TenantStore.open(storeDir.resolve("tenants").resolve(t + ".db"), readers));
       }
-      return Map.copyOf(hw);
-    }).onSuccess(hw -> {
-      openedHighWater = hw;
+      return null;
+    }).onSuccess(x -> {
       if (pendingGauge != null) {
         pendingGauge.source(() -> stores.values().stream().mapToLong(TenantStore::outboxBacklog).sum());
       }

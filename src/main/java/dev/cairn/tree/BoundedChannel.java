@@ -37,6 +37,8 @@ public final class BoundedChannel<M extends TreeMessage> {
   private final AtomicInteger credit;
   private final AtomicBoolean waiting = new AtomicBoolean();
   private Runnable onCredit;
+  /** Told (on the sender's context) when the receiver was redeployed: what it held is gone. */
+  private volatile Runnable onReset;
   /** The receiver is being redeployed: nothing is sent until {@link #reset()}. */
   private volatile boolean suspended;
   private ArrayList<Object> outgoing;
@@ -144,13 +146,30 @@ public final class BoundedChannel<M extends TreeMessage> {
     suspended = true;
   }
 
-  /** Forgets all debt after the receiver was redeployed (in-flight messages were failed back) and resumes. */
+  /**
+   * Forgets all debt after the receiver was redeployed and resumes; the sender's {@link #onReset}
+   * hook learns that what it had sent and not yet seen answered was lost with the old receiver.
+   */
   public void reset() {
     suspended = false;
     credit.set(capacity);
+    Runnable hook = onReset;
+    if (hook != null) {
+      senderContext.runOnContext(v -> hook.run());
+    }
     if (waiting.compareAndSet(true, false)) {
       senderContext.runOnContext(v -> fireCredit());
     }
+  }
+
+  /** Runs {@code action} on the sender's context whenever the receiver was redeployed (see {@link #reset}). */
+  public void onReset(Runnable action) {
+    this.onReset = action;
+  }
+
+  /** The receiver's address. */
+  public String address() {
+    return address;
   }
 
   private void fireCredit() {

@@ -3,16 +3,23 @@ package dev.cairn.tree;
 import java.util.ArrayDeque;
 
 /**
- * Passes messages on through one downstream channel, in order. While the channel has no credit the
- * messages wait here together with the upstream credit they came with ({@link Inbox#hold()}), so
- * the upstream sender runs out of credit in turn: the backpressure travels back to the socket.
- * The queue is bounded by the upstream channels' capacities.
+ * Passes messages on through one downstream channel, in order: the one "wait queue + credit drain"
+ * of the tree. While the channel has no credit the messages wait here. A message that came in on an
+ * upstream channel waits together with that channel's credit ({@link Inbox#hold()}), so the upstream
+ * sender runs out of credit in turn and the backpressure travels back to the socket; a message with
+ * no upstream (a socket's frame, a timer's request) just waits, and its owner stops producing while
+ * {@link #backlogged()} (the listener pauses the sockets that fed it, and resumes them
+ * {@link #onDrained when drained}). Bounded by the upstream capacities, or by what its owner produces
+ * while backlogged.
  */
 public final class OrderedSender<M extends TreeMessage> {
+  private static final Runnable NO_CREDIT = () -> { };
+
   private record Waiting<M>(M message, Runnable release) {}
 
   private final BoundedChannel<M> channel;
   private final ArrayDeque<Waiting<M>> waiting = new ArrayDeque<>();
+  private Runnable onDrained;
 
   public OrderedSender(BoundedChannel<M> channel) {
     this.channel = channel;
@@ -27,10 +34,25 @@ public final class OrderedSender<M extends TreeMessage> {
     if (waiting.isEmpty() && channel.trySend(message)) {
       return;
     }
-    waiting.add(new Waiting<>(message, upstream.hold()));
-    if (waiting.size() == 1) {
-      channel.onCredit(this::drain);
+    enqueue(message, upstream.hold());
+  }
+
+  /** Sends now, or queues the message (it came from no channel: its producer checks {@link #backlogged()}). */
+  public void send(M message) {
+    if (waiting.isEmpty() && channel.trySend(message)) {
+      return;
     }
+    enqueue(message, NO_CREDIT);
+  }
+
+  /** True while messages wait for credit. */
+  public boolean backlogged() {
+    return !waiting.isEmpty();
+  }
+
+  /** Runs {@code action} (on the sender's context) each time the queue empties after waiting. */
+  public void onDrained(Runnable action) {
+    this.onDrained = action;
   }
 
   /** Drops what waits (the receiver was redeployed); the upstream credit is given back. */
@@ -45,6 +67,13 @@ public final class OrderedSender<M extends TreeMessage> {
     return waiting.size();
   }
 
+  private void enqueue(M message, Runnable release) {
+    waiting.add(new Waiting<>(message, release));
+    if (waiting.size() == 1) {
+      channel.onCredit(this::drain);
+    }
+  }
+
   private void drain() {
     Waiting<M> w;
     while ((w = waiting.peek()) != null) {
@@ -54,6 +83,9 @@ public final class OrderedSender<M extends TreeMessage> {
       }
       waiting.poll();
       w.release().run();
+    }
+    if (onDrained != null) {
+      onDrained.run();
     }
   }
 }

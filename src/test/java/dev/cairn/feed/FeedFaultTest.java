@@ -5,6 +5,7 @@ import static dev.cairn.feed.FeedSupport.publishAll;
 import static dev.cairn.feed.FeedSupport.sum;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.cairn.feed.SseClient.Frame;
 import dev.cairn.nostr.EventSigner;
@@ -66,9 +67,8 @@ class FeedFaultTest {
       assertEquals(40, commitOrder(relay, "faulty").size());
       // The changes wait in the retry buffer (inserts failed, nothing dropped).
       assertTrue(sum(relay, "cairn_feed_insert_total", "result=\"error\"") >= 40);
-      while (sum(relay, "cairn_feed_retry_buffer_depth") < 40) {
-        Thread.sleep(20); // the last failed insert may still be on its way into the buffer
-      }
+      // the last failed insert may still be on its way into the buffer
+      awaitAtLeast(relay, 40, "cairn_feed_retry_buffer_depth");
       assertEquals(40, sum(relay, "cairn_feed_retry_buffer_depth"));
 
       FeedSupport.healFeed(relay, "faulty");
@@ -94,21 +94,29 @@ class FeedFaultTest {
       try (RelayClient a = relay.connect("/t/a")) {
         publishAll(a, notes(SIGNER, 7, "a"));
       }
-      while (sum(relay, "cairn_feed_insert_total", "result=\"error\"") < 7) {
-        Thread.sleep(20);
-      }
+      awaitAtLeast(relay, 7, "cairn_feed_insert_total", "result=\"error\"");
       assertEquals(2, sum(relay, "cairn_feed_buffer_drop_total", "tenant=\"a\"", "reason=\"tenant_cap\""));
       try (RelayClient b = relay.connect("/t/b")) {
         publishAll(b, notes(SIGNER, 5, "b"));
       }
-      while (sum(relay, "cairn_feed_insert_total", "result=\"error\"") < 12) {
-        Thread.sleep(20);
-      }
+      awaitAtLeast(relay, 12, "cairn_feed_insert_total", "result=\"error\"");
       // 5 of a + 5 of b > 8: the two oldest entries overall go (a's, unless they were being flushed).
       assertEquals(2, sum(relay, "cairn_feed_buffer_drop_total", "reason=\"global_cap\""));
       assertEquals(0, sum(relay, "cairn_feed_buffer_drop_total", "tenant=\"b\"", "reason=\"tenant_cap\""));
       assertEquals(8, sum(relay, "cairn_feed_retry_buffer_depth"));
       assertEquals(4, sum(relay, "cairn_feed_buffer_drop_total"));
+    }
+  }
+
+  /** Waits (10 s at most, then fails) until the metric's sum reaches {@code atLeast}. */
+  private static void awaitAtLeast(TestRelay relay, long atLeast, String metric, String... labels) throws Exception {
+    long deadline = System.currentTimeMillis() + 10_000;
+    double now;
+    while ((now = sum(relay, metric, labels)) < atLeast) {
+      if (System.currentTimeMillis() > deadline) {
+        fail(metric + " stayed at " + now + ", expected at least " + atLeast);
+      }
+      Thread.sleep(20);
     }
   }
 }

@@ -21,16 +21,16 @@ import java.util.function.Predicate;
  * A real SSE client (java.net.http): reads the stream on its own thread and parses frames in order
  * for blocking assertions. Closing it closes the connection.
  */
-final class SseClient implements AutoCloseable {
+public final class SseClient implements AutoCloseable {
   static final Duration WAIT = Duration.ofSeconds(30);
 
   /** One frame: {@code id:}, {@code event:}, {@code data:} as JSON. */
-  record Frame(String id, String event, JsonObject data) {
-    long seq() {
+  public record Frame(String id, String event, JsonObject data) {
+    public long seq() {
       return Long.parseLong(id.substring(id.indexOf(':') + 1));
     }
 
-    String epoch() {
+    public String epoch() {
       return id.substring(0, id.indexOf(':'));
     }
   }
@@ -54,11 +54,11 @@ final class SseClient implements AutoCloseable {
     reader.start();
   }
 
-  static SseClient open(String url) throws Exception {
+  public static SseClient open(String url) throws Exception {
     return open(url, Map.of());
   }
 
-  static SseClient open(String url, Map<String, String> headers) throws Exception {
+  public static SseClient open(String url, Map<String, String> headers) throws Exception {
     HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url)).GET();
     headers.forEach(b::header);
     SseClient c = new SseClient(HTTP.send(b.build(), HttpResponse.BodyHandlers.ofInputStream()));
@@ -110,7 +110,7 @@ final class SseClient implements AutoCloseable {
   }
 
   /** The next frame, or an AssertionError after {@code timeout}. */
-  Frame next(Duration timeout) throws InterruptedException {
+  public Frame next(Duration timeout) throws InterruptedException {
     Frame f = frames.poll(timeout.toMillis(), TimeUnit.MILLISECONDS);
     if (f == null) {
       throw new AssertionError("no SSE frame within " + timeout);

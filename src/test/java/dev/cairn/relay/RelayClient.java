@@ -115,9 +115,13 @@ public final class RelayClient implements AutoCloseable {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (true) {
       long left = deadline - System.nanoTime();
-      JsonArray f = left <= 0 ? null : frames.poll(left, TimeUnit.NANOSECONDS);
+      JsonArray f = left <= 0 ? null : frames.poll(Math.min(left, 100_000_000L), TimeUnit.NANOSECONDS);
+      if (f == null && left > 0 && !isClosed()) {
+        continue;
+      }
       if (f == null) {
-        throw new AssertionError("no matching frame within " + timeout);
+        throw new AssertionError(isClosed() ? "connection closed (" + closeCode + " " + closeReason + ") before a"
+            + " matching frame" : "no matching frame within " + timeout);
       }
       if (p.test(f)) {
         return f;

@@ -14,8 +14,8 @@ import dev.cairn.store.DatabaseInbox;
 import dev.cairn.tree.Addresses;
 import dev.cairn.tree.BoundedChannel;
 import dev.cairn.tree.Channels;
+import dev.cairn.tree.OrderedSender;
 import io.vertx.core.Vertx;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -47,15 +47,40 @@ public final class FeedSessions {
   private final Map<Long, FeedSession> sessions = new HashMap<>();
   private final Map<String, List<FeedSession>> byTenant = new HashMap<>();
   private final Map<Integer, BoundedChannel<ListenerInbox>> toListeners = new HashMap<>();
-  private final BoundedChannel<DatabaseInbox> toDatabase;
-  private final ArrayDeque<FeedCommand> waiting = new ArrayDeque<>();
+  /** Feed reads go to database-engine with credit; without credit they wait in order (at most one per stream). */
+  private final OrderedSender<DatabaseInbox> toDatabase;
 
   public FeedSessions(Vertx vertx, Channels channels, FeedSettings settings, FeedMetrics metrics) {
     this.vertx = vertx;
     this.channels = channels;
     this.settings = settings;
     this.metrics = metrics;
-    this.toDatabase = channels.open("delivery->database-engine.feed", Addresses.DATABASE_ENGINE);
+    BoundedChannel<DatabaseInbox> db = channels.open("delivery->database-engine.feed", Addresses.DATABASE_ENGINE);
+    db.onReset(this::engineReplaced);
+    this.toDatabase = new OrderedSender<>(db);
+  }
+
+  /** database-engine was redeployed: the reads it held are lost, each stream waiting on one asks again. */
+  private void engineReplaced() {
+    toDatabase.clear();
+    for (FeedSession s : sessions.values()) {
+      if (s.querying) {
+        if (s.opened) {
+          pull(s);
+        } else {
+          toDatabase.send(new FeedCommand.Open(s.id, s.tenant));
+        }
+      }
+    }
+  }
+
+  /** A listener was redeployed: its responses died with it, so do their sessions. */
+  private void listenerReplaced(int listener, long firstStreamId) {
+    for (FeedSession s : List.copyOf(sessions.values())) {
+      if (s.listener == listener && s.id < firstStreamId) {
+        closed(s.id);
+      }
+    }
   }
 
   /** Streams open now. */
@@ -88,6 +113,8 @@ public final class FeedSessions {
       writable(w);
     } else if (msg instanceof FeedInbox.SseClosed c) {
       closed(c.streamId());
+    } else if (msg instanceof FeedInbox.ListenerStarted l) {
+      listenerReplaced(l.listener(), l.firstStreamId());
     }
   }
 
@@ -98,13 +125,13 @@ public final class FeedSessions {
     byTenant.computeIfAbsent(s.tenant, t -> new ArrayList<>()).add(s);
     metrics.sseConnections(s.tenant).incrementAndGet();
     s.querying = true;
-    toDb(new FeedCommand.Open(s.id, s.tenant));
+    toDatabase.send(new FeedCommand.Open(s.id, s.tenant));
   }
 
   private void opened(FeedInbox.FeedOpened o) {
     FeedSession s = sessions.get(o.sessionId());
-    if (s == null) {
-      return;
+    if (s == null || !s.querying) {
+      return; // closed, or a late answer of a replaced engine (the query was asked again)
     }
     s.querying = false;
     if (o.error() != null) {
@@ -143,12 +170,12 @@ public final class FeedSessions {
   private void pull(FeedSession s) {
     s.querying = true;
     s.next = FeedSession.Next.NONE;
-    toDb(new FeedCommand.Page(s.id, s.tenant, s.scanned, settings.pageSize(), s.kinds, s.authors));
+    toDatabase.send(new FeedCommand.Page(s.id, s.tenant, s.scanned, settings.pageSize(), s.kinds, s.authors));
   }
 
   private void pageRead(FeedInbox.FeedPageRead p) {
     FeedSession s = sessions.get(p.sessionId());
-    if (s == null) {
+    if (s == null || !s.querying) {
       return;
     }
     s.querying = false;
@@ -261,9 +288,7 @@ public final class FeedSessions {
     if (ack) {
       s.chunkOut = true;
     }
-    toListeners.computeIfAbsent(s.listener,
-            i -> channels.<ListenerInbox>open("delivery->listener-" + i + ".feed", Addresses.listener(i)))
-        .sendOwed(new ListenerInbox.SseWrite(s.id, chunk, ack, end));
+    toListeners.computeIfAbsent(s.listener, this::openToListener).sendOwed(new ListenerInbox.SseWrite(s.id, chunk, ack, end));
   }
 
   private void closed(long streamId) {
@@ -288,25 +313,7 @@ public final class FeedSessions {
     metrics.sseConnections(s.tenant).decrementAndGet();
   }
 
-  /** Feed reads go to database-engine with credit; without credit they wait here (at most one per stream). */
-  private void toDb(FeedCommand cmd) {
-    if (waiting.isEmpty() && toDatabase.trySend(cmd)) {
-      return;
-    }
-    waiting.add(cmd);
-    if (waiting.size() == 1) {
-      toDatabase.onCredit(this::drainDb);
-    }
-  }
-
-  private void drainDb() {
-    FeedCommand cmd;
-    while ((cmd = waiting.peek()) != null) {
-      if (!toDatabase.trySend(cmd)) {
-        toDatabase.onCredit(this::drainDb);
-        return;
-      }
-      waiting.poll();
-    }
+  private BoundedChannel<ListenerInbox> openToListener(int i) {
+    return channels.open("delivery->listener-" + i + ".feed", Addresses.listener(i));
   }
 }

@@ -7,10 +7,10 @@ import dev.cairn.store.outbox.LedgerClaim;
 import dev.cairn.store.outbox.OutboxQueue;
 import dev.cairn.store.outbox.Settlement;
 import dev.cairn.tree.BoundedChannel;
+import dev.cairn.tree.OrderedSender;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
-import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -19,8 +19,9 @@ import java.util.function.LongFunction;
 /**
  * delivery's requests to database-engine, as futures: each {@link OutboxCommand} carries a request id
  * and its {@link OutboxReply} completes the future. Sends use the bounded channel's credit; what finds
- * no credit waits here, in order (bounded by the relay/consumer batch sizes). A request unanswered for
- * {@link #TIMEOUT_MS} (the engine was redeployed) fails, so no loop stays stuck.
+ * no credit waits in the {@link OrderedSender} (bounded by the relay/consumer batch sizes). When the
+ * engine is redeployed every open request fails at once (the channel's reset); one unanswered for
+ * {@link #TIMEOUT_MS} fails too, so no loop stays stuck.
  */
 final class DbClient {
   static final long TIMEOUT_MS = 60_000;
@@ -28,15 +29,15 @@ final class DbClient {
   private record Pending(Promise<OutboxReply> promise, long sentAt) {}
 
   private final Vertx vertx;
-  private final BoundedChannel<DatabaseInbox> channel;
-  private final ArrayDeque<DatabaseInbox> waiting = new ArrayDeque<>();
+  private final OrderedSender<DatabaseInbox> toDb;
   private final Map<Long, Pending> pending = new HashMap<>();
   private long nextId = 1;
   private long sweeper = -1;
 
   DbClient(Vertx vertx, BoundedChannel<DatabaseInbox> channel) {
     this.vertx = vertx;
-    this.channel = channel;
+    this.toDb = new OrderedSender<>(channel);
+    channel.onReset(this::engineReplaced);
   }
 
   void start() {
@@ -87,26 +88,16 @@ final class DbClient {
     long id = nextId++;
     Promise<OutboxReply> promise = Promise.promise();
     pending.put(id, new Pending(promise, System.currentTimeMillis()));
-    OutboxCommand cmd = build.apply(id);
-    if (waiting.isEmpty() && channel.trySend(cmd)) {
-      return promise.future();
-    }
-    waiting.add(cmd);
-    if (waiting.size() == 1) {
-      channel.onCredit(this::drain);
-    }
+    toDb.send(build.apply(id));
     return promise.future();
   }
 
-  private void drain() {
-    DatabaseInbox m;
-    while ((m = waiting.peek()) != null) {
-      if (!channel.trySend(m)) {
-        channel.onCredit(this::drain);
-        return;
-      }
-      waiting.poll();
-    }
+  /** database-engine was redeployed: what it held is gone, its callers retry (leases and dedup make that safe). */
+  private void engineReplaced() {
+    toDb.clear();
+    List<Pending> lost = List.copyOf(pending.values());
+    pending.clear();
+    lost.forEach(p -> p.promise().tryFail("database-engine was redeployed"));
   }
 
   private void expire() {
