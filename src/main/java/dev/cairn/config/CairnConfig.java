@@ -18,6 +18,8 @@ public record CairnConfig(
     List<Bind> binds,
     String tlsCert,
     String tlsKey,
+    String tlsEngine,
+    Duration headerTimeout,
     boolean logJson,
     Path storeDir,
     int storeReaders,
@@ -42,8 +44,27 @@ public record CairnConfig(
     }
   }
 
+  /** {@code tls.engine}: netty-tcnative (OpenSSL/BoringSSL) when it loads, else the JDK's. */
+  public static final String TLS_AUTO = "auto";
+  /** {@code tls.engine}: netty-tcnative only; the listener does not start without it. */
+  public static final String TLS_OPENSSL = "openssl";
+  /** {@code tls.engine}: the JDK's SSLEngine. */
+  public static final String TLS_JDK = "jdk";
+
   static CairnConfig from(JsonObject j, ConfigSource source) {
     JsonObject http = j.getJsonObject("http");
+    JsonObject tls = j.getJsonObject("tls");
+    String tlsEngine = tls.getString("engine", TLS_AUTO);
+    if (!List.of(TLS_AUTO, TLS_OPENSSL, TLS_JDK).contains(tlsEngine)) {
+      throw new ConfigException("tls.engine: \"" + tlsEngine + "\" must be auto, openssl or jdk");
+    }
+    if (tls.getString("cert").isEmpty() != tls.getString("key").isEmpty()) {
+      throw new ConfigException("tls.cert and tls.key: set both (TLS) or neither (plain TCP)");
+    }
+    Duration headerTimeout = Durations.parse("http.header_timeout", http.getString("header_timeout", "10s"));
+    if (!headerTimeout.isZero() && headerTimeout.toMillis() < 100) {
+      throw new ConfigException("http.header_timeout: at least 100ms (or 0s: no bound)");
+    }
     List<Bind> binds = new ArrayList<>();
     JsonArray extra = http.getJsonArray("binds", new JsonArray());
     if (extra.isEmpty()) {
@@ -77,8 +98,10 @@ public record CairnConfig(
     return new CairnConfig(
         j,
         List.copyOf(binds),
-        j.getJsonObject("tls").getString("cert"),
-        j.getJsonObject("tls").getString("key"),
+        tls.getString("cert"),
+        tls.getString("key"),
+        tlsEngine,
+        headerTimeout,
         j.getJsonObject("log").getBoolean("json"),
         Path.of(store.getString("dir")),
         store.getInteger("readers"),

@@ -19,7 +19,7 @@ public record TenantConfig(
     String contact,
     List<String> hosts,
     Set<String> allowedPubkeys,
-    Set<String> sseTokens) {
+    SseTokens sseTokens) {
 
   public static final String DEFAULT = "default";
   private static final Pattern ID = Pattern.compile("[a-z0-9][a-z0-9_-]{0,62}");
@@ -42,7 +42,7 @@ public record TenantConfig(
         j.getString("contact", relayDefaults.getString("contact")),
         strings(j.getJsonArray("hosts")),
         Set.copyOf(strings(j.getJsonArray("allowed_pubkeys"))),
-        Set.copyOf(strings(sse.getJsonArray("tokens"))));
+        SseTokens.of(id, strings(sse.getJsonArray("tokens"))));
   }
 
   private static List<String> strings(JsonArray a) {

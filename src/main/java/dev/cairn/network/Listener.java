@@ -11,8 +11,10 @@ import dev.cairn.tree.OrderedSender;
 import dev.cairn.tree.Supervised;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelPipeline;
 import io.vertx.core.Future;
 import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpConnection;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
@@ -21,14 +23,15 @@ import io.vertx.core.http.ServerWebSocket;
 import io.vertx.core.http.WebSocketFrame;
 import io.vertx.core.internal.http.WebSocketInternal;
 import io.vertx.core.json.JsonObject;
-import io.vertx.core.net.OpenSSLEngineOptions;
 import io.vertx.core.net.PemKeyCertOptions;
+import io.vertx.core.net.impl.ConnectionBase;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import java.util.logging.Logger;
 
 /**
@@ -59,6 +62,9 @@ final class Listener extends Supervised {
   private final SocketFootprint footprint = new SocketFootprint();
   private OrderedSender<NetworkInbox> toManager;
   private HttpServer server;
+  /** The TLS engine of this listener; null without TLS. */
+  private TlsEngine tls;
+  private boolean tlsChecked;
   /** Seed 003: the SSE responses this listener owns. */
   private SseStreams sse;
   private final int maxBuffered;
@@ -115,10 +121,10 @@ final class Listener extends Supervised {
     toManager.onDrained(this::resumePausedForCredit);
     sse = new SseStreams(vertx, index, ids, config, metrics, channels);
     new Inbox<>(vertx, Addresses.listener(index), ListenerInbox.class, this::handle);
-    server = vertx.createHttpServer(serverOptions()).requestHandler(this::request);
+    server = vertx.createHttpServer(serverOptions()).requestHandler(this::request).connectionHandler(this::connected);
     return server.listen(bind.port(), bind.host())
-        .onSuccess(s -> LOG.info("listening on " + bind.host() + ":" + s.actualPort()
-            + (config.tlsCert().isEmpty() ? "" : " (TLS)")));
+        .onSuccess(s -> LOG.info(tls == null ? "listening on " + bind.host() + ":" + s.actualPort()
+            : "TLS on " + bind.host() + ":" + s.actualPort() + " with " + tls.description()));
   }
 
   @Override
@@ -145,12 +151,37 @@ final class Listener extends Supervised {
         .setStrictThreadMode(true)
         .setTcpNoDelay(true);
     if (!config.tlsCert().isEmpty()) {
-      o.setSsl(true).setKeyCertOptions(new PemKeyCertOptions().setCertPath(config.tlsCert()).setKeyPath(config.tlsKey()));
-      if (OpenSSLEngineOptions.isAvailable()) {
-        o.setSslEngineOptions(new OpenSSLEngineOptions());
+      // OpenSSL (BoringSSL via netty-tcnative) or the JDK's engine, per tls.engine: see TlsEngine
+      tls = TlsEngine.choose(config.tlsEngine());
+      o.setSsl(true).setKeyCertOptions(new PemKeyCertOptions().setCertPath(config.tlsCert()).setKeyPath(config.tlsKey()))
+          .setSslEngineOptions(tls.options());
+      if (!config.headerTimeout().isZero()) {
+        // a client that stalls its handshake is cut as soon as one that stalls its request head
+        o.setSslHandshakeTimeout(config.headerTimeout().toMillis()).setSslHandshakeTimeoutUnit(TimeUnit.MILLISECONDS);
       }
     }
     return o;
+  }
+
+  /**
+   * A new HTTP connection (after its TLS handshake): its request head is due within
+   * {@code http.header_timeout} (see {@link HeaderTimeout}); the first TLS connection also confirms
+   * that the handshake used the engine the start log announced.
+   */
+  private void connected(HttpConnection conn) {
+    ChannelPipeline pipeline = conn instanceof ConnectionBase c ? c.channelHandlerContext().pipeline() : null;
+    HeaderTimeout.install(pipeline, config.headerTimeout().toMillis());
+    if (tls != null && !tlsChecked) {
+      tlsChecked = true;
+      String used = TlsEngine.used(pipeline);
+      String expected = tls.openSsl() ? TlsEngine.OPENSSL : TlsEngine.JDK;
+      String at = bind.host() + ":" + server.actualPort();
+      if (expected.equals(used)) {
+        LOG.fine("TLS on " + at + ": the first handshake used " + used);
+      } else {
+        LOG.warning("TLS on " + at + ": announced " + expected + ", but the first handshake used " + used);
+      }
+    }
   }
 
   private void request(HttpServerRequest req) {

@@ -1,6 +1,7 @@
 package dev.cairn.network;
 
 import dev.cairn.config.CairnConfig;
+import dev.cairn.config.SseTokens;
 import dev.cairn.config.TenantConfig;
 import dev.cairn.delivery.DeliveryInbox;
 import dev.cairn.delivery.FeedInbox;
@@ -98,8 +99,14 @@ final class SseStreams {
         json(req, 401, "a token is required: Authorization: Bearer <token> or ?token=");
         return;
       }
-      if (!tenant.sseTokens().contains(token)) {
-        boolean other = config.tenants().values().stream().anyMatch(t -> t.sseTokens().contains(token));
+      // SHA-256 once, then constant-time compares with every stored digest (SseTokens): plain and
+      // "sha256:" entries alike, and the 403 scan of the other tenants takes no shortcut either
+      byte[] digest = SseTokens.digest(token);
+      if (!tenant.sseTokens().matches(digest)) {
+        boolean other = false;
+        for (TenantConfig t : config.tenants().values()) {
+          other |= t.sseTokens().matches(digest);
+        }
         json(req, other ? 403 : 401, other ? "this token is for another tenant" : "unknown token");
         return;
       }

@@ -40,8 +40,13 @@ public final class RelayClient implements AutoCloseable {
   }
 
   static RelayClient connect(int port, String path) throws Exception {
+    return connect(port, path, new WebSocketClientOptions());
+  }
+
+  /** With client options of the test's own (e.g. {@code wss://}: SSL and the trust). */
+  static RelayClient connect(int port, String path, WebSocketClientOptions options) throws Exception {
     Vertx vertx = Vertx.vertx();
-    WebSocketClient client = vertx.createWebSocketClient(new WebSocketClientOptions()
+    WebSocketClient client = vertx.createWebSocketClient(options
         .setMaxMessageSize(64 * 1024 * 1024).setMaxFrameSize(64 * 1024 * 1024));
     try {
       // The client is built on the event loop as the socket opens, before any frame is dispatched: a
