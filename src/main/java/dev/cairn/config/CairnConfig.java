@@ -119,6 +119,11 @@ public record CairnConfig(
         source);
   }
 
+  /** {@code relay.public_url} in its normal form, "" when not set: where clients reach the default tenant. */
+  public String publicUrl() {
+    return tenant(TenantConfig.DEFAULT).publicUrl();
+  }
+
   public TenantConfig tenant(String id) {
     return tenants.get(id);
   }

@@ -1,5 +1,6 @@
 package dev.cairn.config;
 
+import dev.cairn.nostr.RelayUrl;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.List;
@@ -19,7 +20,8 @@ public record TenantConfig(
     String contact,
     List<String> hosts,
     Set<String> allowedPubkeys,
-    SseTokens sseTokens) {
+    SseTokens sseTokens,
+    String publicUrl) {
 
   public static final String DEFAULT = "default";
   private static final Pattern ID = Pattern.compile("[a-z0-9][a-z0-9_-]{0,62}");
@@ -42,7 +44,21 @@ public record TenantConfig(
         j.getString("contact", relayDefaults.getString("contact")),
         strings(j.getJsonArray("hosts")),
         Set.copyOf(strings(j.getJsonArray("allowed_pubkeys"))),
-        SseTokens.of(id, strings(sse.getJsonArray("tokens"))));
+        SseTokens.of(id, strings(sse.getJsonArray("tokens"))),
+        publicUrl(id.equals(DEFAULT) ? "relay.public_url" : "tenants[" + id + "].public_url",
+            j.getString("public_url", id.equals(DEFAULT) ? relayDefaults.getString("public_url", "") : "")));
+  }
+
+  /** A configured public URL in its normal form ("" when not set); anything but ws:// or wss:// is refused. */
+  static String publicUrl(String key, String url) {
+    if (url == null || url.isBlank()) {
+      return "";
+    }
+    String n = RelayUrl.normalize(url);
+    if (n == null) {
+      throw new ConfigException(key + ": \"" + url + "\" must be a ws:// or wss:// URL");
+    }
+    return n;
   }
 
   private static List<String> strings(JsonArray a) {

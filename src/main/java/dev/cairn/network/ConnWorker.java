@@ -10,6 +10,7 @@ import dev.cairn.nostr.InvalidMessageException;
 import dev.cairn.nostr.Kinds;
 import dev.cairn.nostr.NostrEvent;
 import dev.cairn.nostr.RelayMessages;
+import dev.cairn.nostr.RelayUrl;
 import dev.cairn.tree.Addresses;
 import dev.cairn.tree.BoundedChannel;
 import dev.cairn.tree.Channels;
@@ -32,6 +33,7 @@ import java.util.Map;
 final class ConnWorker extends Supervised {
   private final int index;
   private final Limits limits;
+  private final java.security.SecureRandom challenges = new java.security.SecureRandom();
   private final Channels channels;
   private final Map<Long, ConnState> conns = new HashMap<>();
   private final Map<Integer, BoundedChannel<ListenerInbox>> listeners = new HashMap<>();
@@ -42,15 +44,18 @@ final class ConnWorker extends Supervised {
   private static final class ConnState {
     final String tenant;
     final int listener;
+    /** Where the client reached this relay, in RelayUrl form (null when its Host made no URL). */
+    final String relayUrl;
     /** Open subscriptions: sub id -> its EVENT frame prefix, built once. */
     final Map<String, byte[]> subs = new HashMap<>(4);
     /** NIP-42: the challenge issued to this connection (null until needed) and who it proved to be. */
     String challenge;
     String authedPubkey;
 
-    ConnState(String tenant, int listener) {
+    ConnState(String tenant, int listener, String relayUrl) {
       this.tenant = tenant;
       this.listener = listener;
+      this.relayUrl = relayUrl;
     }
   }
 
@@ -95,7 +100,7 @@ final class ConnWorker extends Supervised {
       return;
     }
     if (msg instanceof ConnWorkerInbox.Attach a) {
-      ConnState c = new ConnState(a.tenant(), a.listener());
+      ConnState c = new ConnState(a.tenant(), a.listener(), a.relayUrl());
       conns.put(a.connId(), c);
       if (limits.authRequired()) {
         challenge(a.connId(), c);
@@ -250,13 +255,13 @@ final class ConnWorker extends Supervised {
   private void challenge(long connId, ConnState c) {
     if (c.challenge == null) {
       byte[] r = new byte[16];
-      java.util.concurrent.ThreadLocalRandom.current().nextBytes(r);
+      challenges.nextBytes(r); // unpredictable: an AUTH cannot be signed before the challenge is seen
       c.challenge = Hex.encode(r);
       write(connId, c, RelayMessages.auth(c.challenge));
     }
   }
 
-  /** NIP-42: the AUTH event must answer our challenge, be recent, name a relay and be signed. */
+  /** NIP-42: the AUTH event must answer our challenge, be recent, name this relay and be signed. */
   private void authenticate(long connId, ConnState c, NostrEvent e) {
     String reason = null;
     if (e.kind() != Kinds.AUTH) {
@@ -267,6 +272,9 @@ final class ConnWorker extends Supervised {
       reason = "invalid: AUTH event created_at must be within 10 minutes of now";
     } else if (EventTags.first(e, "relay") == null) {
       reason = "invalid: AUTH event has no relay tag";
+    } else if (c.relayUrl == null || !c.relayUrl.equals(RelayUrl.normalize(EventTags.first(e, "relay")))) {
+      // NIP-42: an AUTH made for another relay (or tenant) must not unlock this one
+      reason = "invalid: AUTH event's relay tag names another relay (this is " + c.relayUrl + ")";
     }
     if (reason != null) {
       write(connId, c, RelayMessages.ok(e.id(), false, reason));

@@ -6,7 +6,7 @@ import java.util.List;
 
 /** A conn-worker's inbox, all from network-manager. */
 public sealed interface ConnWorkerInbox extends TreeMessage {
-  record Attach(long connId, String tenant, int listener, String remote) implements ConnWorkerInbox {}
+  record Attach(long connId, String tenant, int listener, String remote, String relayUrl) implements ConnWorkerInbox {}
 
   record Detach(long connId) implements ConnWorkerInbox {}
 

@@ -42,7 +42,7 @@ import java.util.logging.Logger;
 final class Listener extends Supervised {
   private static final Logger LOG = Logger.getLogger(Listener.class.getName());
   /** How long a closed connection may take to answer the close frame before its TCP connection is cut. */
-  static final long CLOSE_GRACE_MS = 2_000;
+  static final long CLOSE_GRACE_MS = 1_000;
   /** Bytes one socket may write per flush turn before the others (and every other task) get theirs. */
   static final long FLUSH_TURN_BYTES = 256 * 1024;
 
@@ -222,7 +222,9 @@ final class Listener extends Supervised {
     }
     TenantConfig tenant = target.tenant();
     if (req.canUpgradeToWebSocket()) {
-      req.toWebSocket().onSuccess(ws -> accept(ws, tenant.id()));
+      String host = req.authority() == null ? bind.toString() : req.authority().toString();
+      String relayUrl = routing.relayUrl(target, host, tls != null, req.getHeader("X-Forwarded-Proto"));
+      req.toWebSocket().onSuccess(ws -> accept(ws, tenant.id(), relayUrl));
       return;
     }
     String accept = req.getHeader(HttpHeaders.ACCEPT);
@@ -252,7 +254,7 @@ final class Listener extends Supervised {
     req.response().setStatusCode(status).putHeader(HttpHeaders.CONTENT_TYPE, "application/json").end(body.encode());
   }
 
-  private void accept(ServerWebSocket ws, String tenant) {
+  private void accept(ServerWebSocket ws, String tenant, String relayUrl) {
     long connId = ids.next();
     boolean direct = footprint.apply(ws);
     ChannelHandlerContext ctx = ((WebSocketInternal) ws).channelHandlerContext();
@@ -279,7 +281,7 @@ final class Listener extends Supervised {
       });
     }
     String remote = String.valueOf(ws.remoteAddress());
-    up(s, new NetworkInbox.Opened(connId, tenant, index, remote));
+    up(s, new NetworkInbox.Opened(connId, tenant, index, remote, relayUrl));
     ws.frameHandler(frame -> frame(connId, s, frame));
     ws.exceptionHandler(t -> LOG.fine("connection " + remote + ": " + t));
     ws.closeHandler(v -> {

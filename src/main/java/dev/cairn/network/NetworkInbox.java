@@ -9,7 +9,8 @@ import java.util.List;
 /** network-manager's inbox: from listeners, conn-workers and root. */
 public sealed interface NetworkInbox extends TreeMessage {
   // from a listener
-  record Opened(long connId, String tenant, int listener, String remote) implements NetworkInbox {}
+  /** A WebSocket was accepted; {@code relayUrl} is where the client reached it (NIP-42's relay tag must name it). */
+  record Opened(long connId, String tenant, int listener, String remote, String relayUrl) implements NetworkInbox {}
 
   /** One client message: UTF-8 bytes, checked to be valid UTF-8. */
   record Frame(long connId, byte[] message) implements NetworkInbox {}

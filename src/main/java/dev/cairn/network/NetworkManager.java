@@ -181,7 +181,7 @@ public final class NetworkManager extends Supervised {
       Conn c = new Conn(o.connId(), o.tenant(), o.listener(), w, o.remote(), ipOf(o.remote()));
       conns.put(o.connId(), c);
       metrics.connections(o.tenant()).incrementAndGet();
-      w.sender.send(new ConnWorkerInbox.Attach(o.connId(), o.tenant(), o.listener(), o.remote()), inbox);
+      w.sender.send(new ConnWorkerInbox.Attach(o.connId(), o.tenant(), o.listener(), o.remote(), o.relayUrl()), inbox);
       // owed: one per Opened, which spent the listener's credit (and a second send() here could hold it twice)
       toRoot.channel().sendOwed(new RootInbox.Connected(o.connId(), o.tenant(), c.ip()));
     } else if (msg instanceof NetworkInbox.Refuse r) {

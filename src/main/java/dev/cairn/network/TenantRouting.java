@@ -2,6 +2,7 @@ package dev.cairn.network;
 
 import dev.cairn.config.CairnConfig;
 import dev.cairn.config.TenantConfig;
+import dev.cairn.nostr.RelayUrl;
 import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
@@ -11,8 +12,8 @@ import java.util.Map;
  * {@code hosts} contains the Host name, otherwise {@code default}.
  */
 final class TenantRouting {
-  /** A resolved request: the tenant (null when unknown) and the path below the tenant prefix. */
-  record Target(TenantConfig tenant, String tenantId, String rest) {}
+  /** A resolved request: the tenant (null when unknown), the path below the tenant prefix, whether by {@code /t/<id>}. */
+  record Target(TenantConfig tenant, String tenantId, String rest, boolean byPath) {}
 
   private final CairnConfig config;
   private final Map<String, TenantConfig> byHost = new HashMap<>();
@@ -31,7 +32,7 @@ final class TenantRouting {
       int slash = path.indexOf('/', 3);
       String id = slash < 0 ? path.substring(3) : path.substring(3, slash);
       String rest = slash < 0 ? "/" : path.substring(slash);
-      return new Target(config.tenant(id), id, rest);
+      return new Target(config.tenant(id), id, rest, true);
     }
     TenantConfig t = null;
     if (host != null) {
@@ -45,6 +46,31 @@ final class TenantRouting {
     if (t == null) {
       t = config.tenant(TenantConfig.DEFAULT);
     }
-    return new Target(t, t.id(), path);
+    return new Target(t, t.id(), path, false);
   }
+
+  /**
+   * The URL a WebSocket client reached {@code target} at, in {@link RelayUrl} form: NIP-42's {@code
+   * relay} tag must name it. The tenant's {@code public_url}, else {@code relay.public_url} (plus
+   * {@code /t/<id>} for a tenant by path, or the tenant's own host for one by Host), else what the
+   * request says: {@code wss} behind TLS or {@code X-Forwarded-Proto: https}, its Host and tenant path.
+   * Without a configured URL the check relies on the Host header: behind a proxy, configure one.
+   */
+  String relayUrl(Target target, String host, boolean tls, String forwardedProto) {
+    TenantConfig t = target.tenant();
+    if (!t.publicUrl().isEmpty()) {
+      return t.publicUrl();
+    }
+    String base = config.publicUrl();
+    String scheme = !base.isEmpty() ? RelayUrl.scheme(base)
+        : tls || "https".equalsIgnoreCase(forwardedProto) ? "wss" : "ws";
+    if (target.byPath()) {
+      return (base.isEmpty() ? RelayUrl.normalize(scheme + "://" + host) : base) + "/t/" + t.id();
+    }
+    if (!base.isEmpty() && t.id().equals(TenantConfig.DEFAULT)) {
+      return base;
+    }
+    return RelayUrl.normalize(scheme + "://" + host);
+  }
+
 }

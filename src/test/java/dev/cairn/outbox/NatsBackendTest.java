@@ -109,10 +109,13 @@ class NatsBackendTest {
             + " AND attempts = 0"), "rows wait");
         assertEquals(0, OutboxDb.count(db, "SELECT COUNT(*) FROM event_queue WHERE status = 'dead_lettered'"));
         assertEquals(5, nats.messageCount());
+        // the backlog gauge counts what waits (not what the last claim saw)
+        OutboxDb.await("cairn_outbox_pending shows the 20 waiting rows", 10, () -> pending(relay) == 20);
         proxy.start(); // NATS is back
         OutboxDb.await("all 25 delivered", 60, () -> nats.messageCount() == 25
             && OutboxDb.count(db, "SELECT COUNT(*) FROM event_queue WHERE status = 'done'") == 25);
         assertEquals(0, OutboxDb.count(db, "SELECT COUNT(*) FROM event_queue WHERE attempts > 0"));
+        OutboxDb.await("cairn_outbox_pending back to 0", 10, () -> pending(relay) == 0);
         Set<String> inStream = new HashSet<>();
         for (MessageInfo m : nats.messages()) {
           inStream.add(new JsonObject(new String(m.getData(), StandardCharsets.UTF_8)).getJsonObject("payload")
@@ -182,5 +185,12 @@ class NatsBackendTest {
         assertEquals(-1, nats.messageCount(), "core mode creates no stream");
       }
     }
+  }
+
+  /** The {@code cairn_outbox_pending} gauge as scraped. */
+  private static long pending(TestRelay relay) {
+    java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?m)^cairn_outbox_pending ([0-9.E]+)$")
+        .matcher(relay.metrics());
+    return m.find() ? (long) Double.parseDouble(m.group(1)) : -1;
   }
 }

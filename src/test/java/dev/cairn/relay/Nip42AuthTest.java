@@ -75,4 +75,40 @@ class Nip42AuthTest {
       assertEquals(1, c.query("s2", new JsonObject().put("authors", new JsonArray().add(alice.pubkey()))).size());
     }
   }
+
+  @Test
+  void anAuthMadeForAnotherRelayOrTenantIsRefused() throws Exception {
+    JsonObject config = new JsonObject().put("tenants", new JsonArray()
+        .add(new JsonObject().put("id", "a")).add(new JsonObject().put("id", "b")));
+    try (TestRelay relay = TestRelay.start(config, Map.of("CAIRN_LIMITS_AUTH_REQUIRED", "true"));
+        RelayClient c = relay.connect("/t/a")) {
+      EventSigner alice = EventSigner.random();
+      String challenge = c.awaitType("AUTH").getString(1);
+      for (String other : List.of("wss://evil.example", relay.wsUrl() + "/t/b", relay.wsUrl(),
+          "ws://127.0.0.1:" + (relay.port() + 1) + "/t/a", "not a url")) {
+        JsonArray refused = auth(c, authEvent(alice, challenge, other));
+        assertFalse(refused.getBoolean(2), other + ": " + refused.encode());
+        assertTrue(refused.getString(3).startsWith("invalid:"), refused.encode());
+      }
+      c.req("s", new JsonObject());
+      assertTrue(c.awaitType("CLOSED").getString(2).startsWith("auth-required:"), "reads stay locked");
+      // the same URL spelled differently (upper-case host, trailing slash) is this relay
+      JsonArray ok = auth(c, authEvent(alice, challenge, "WS://127.0.0.1:" + relay.port() + "/t/a/"));
+      assertTrue(ok.getBoolean(2), ok.encode());
+      assertEquals(0, c.query("s2", new JsonObject().put("kinds", new JsonArray().add(1))).size());
+    }
+  }
+
+  @Test
+  void behindAProxyTheConfiguredPublicUrlIsTheOneToName() throws Exception {
+    JsonObject config = new JsonObject().put("relay", new JsonObject().put("public_url", "wss://relay.example.com/"));
+    try (TestRelay relay = TestRelay.start(config, Map.of("CAIRN_LIMITS_AUTH_REQUIRED", "true"));
+        RelayClient c = relay.connect()) {
+      EventSigner alice = EventSigner.random();
+      String challenge = c.awaitType("AUTH").getString(1);
+      assertFalse(auth(c, authEvent(alice, challenge, relay.wsUrl())).getBoolean(2),
+          "the address the proxy connects to is not the relay's public name");
+      assertTrue(auth(c, authEvent(alice, challenge, "wss://relay.example.com:443")).getBoolean(2));
+    }
+  }
 }

@@ -1,0 +1,132 @@
+package dev.cairn.relay;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.cairn.nostr.EventSigner;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.io.IOException;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Clients that stop reading, or send what no limit allows, are cut off for real (the TCP connection
+ * is gone, not just a close frame queued behind megabytes), and the other clients do not notice.
+ */
+class HostileClientsTest {
+  private static final EventSigner AUTHOR = EventSigner.random();
+  private static final String BIG = "x".repeat(13_000);
+
+  private static JsonObject limits(String slowTimeout, long maxOutbound) {
+    return new JsonObject().put("limits", new JsonObject()
+        .put("slow_consumer_timeout", slowTimeout).put("max_outbound_bytes", maxOutbound)
+        .put("max_message_length", 65536));
+  }
+
+  @Test
+  void aPausedWebSocketReaderIsCutOffAtTheTimeoutAndNobodyElseWaits() throws Exception {
+    try (TestRelay relay = TestRelay.start(limits("2s", 64L << 20), Map.of());
+        RawSocket paused = RawSocket.webSocket(relay.port(), "/");
+        RelayClient reader = relay.connect();
+        RelayClient pub = relay.connect()) {
+      paused.sendText("[\"REQ\",\"s\",{\"kinds\":[1]}]");
+      reader.req("s", new JsonObject().put("kinds", new JsonArray().add(1)));
+      reader.awaitType("EOSE");
+      long start = System.currentTimeMillis();
+      Set<String> sent = publishBig(pub, 300);
+      Set<String> got = new HashSet<>();
+      while (got.size() < sent.size()) {
+        got.add(reader.await(f -> f.getString(0).equals("EVENT")).getJsonObject(2).getString("id"));
+      }
+      assertEquals(sent, got, "a reading subscriber gets every event while another one stalls");
+      awaitCounter(relay, "ws", 15_000);
+      long bytes = paused.readToEof(10_000);
+      assertTrue(bytes >= 0, "the paused reader's TCP connection is closed");
+      assertTrue(System.currentTimeMillis() - start < 2_000 + 10_000 + 5_000, "within the timeout and 10 s");
+      assertTrue(bytes < 8L << 20, "its queue was dropped, not sent (" + bytes + " bytes read)");
+    }
+  }
+
+  @Test
+  void anOutboundQueueOverItsByteBoundIsCutOffBeforeTheTimeout() throws Exception {
+    try (TestRelay relay = TestRelay.start(limits("60s", 1L << 20), Map.of());
+        RawSocket paused = RawSocket.webSocket(relay.port(), "/");
+        RelayClient pub = relay.connect()) {
+      paused.sendText("[\"REQ\",\"s\",{\"kinds\":[1]}]");
+      Thread.sleep(300);
+      publishBig(pub, 300); // ~4 MB for a reader whose bound is 1 MiB
+      awaitCounter(relay, "ws", 10_000);
+      assertTrue(paused.readToEof(10_000) >= 0, "closed long before the 60 s timeout");
+    }
+  }
+
+  @Test
+  void aPausedSseReaderIsCutOffAtTheTimeout() throws Exception {
+    try (TestRelay relay = TestRelay.start(limits("2s", 64L << 20), Map.of());
+        RawSocket paused = RawSocket.eventStream(relay.port(), "/v1/events");
+        RelayClient pub = relay.connect()) {
+      Thread.sleep(300);
+      publishBig(pub, 300);
+      awaitCounter(relay, "sse", 15_000);
+      assertTrue(paused.readToEof(10_000) >= 0, "the paused SSE reader's TCP connection is closed");
+    }
+  }
+
+  @Test
+  void anOversizedFragmentedMessageIsAnsweredAndClosedAtOnce() throws Exception {
+    try (TestRelay relay = TestRelay.start(limits("30s", 64L << 20), Map.of());
+        RawSocket hostile = RawSocket.webSocket(relay.port(), "/");
+        RelayClient bystander = relay.connect()) {
+      byte[] kb = new byte[1024];
+      java.util.Arrays.fill(kb, (byte) 'a');
+      long lastSent = System.currentTimeMillis();
+      try {
+        hostile.sendFrame(0x1, false, kb);
+        for (int i = 0; i < 299; i++) { // ~300 KB against a 64 KiB limit
+          hostile.sendFrame(0x0, i == 298, kb);
+          lastSent = System.currentTimeMillis();
+        }
+      } catch (IOException cut) {
+        // the server may cut the connection before the last fragment: that is the point
+      }
+      long bytes = hostile.readToEof(5_000);
+      long closedAfter = System.currentTimeMillis() - lastSent;
+      assertTrue(bytes > 0, "the NOTICE and the close frame came first");
+      assertTrue(closedAfter < 2_000, "closed within 2 s, took " + closedAfter + " ms");
+      JsonObject ok = Events.note(AUTHOR, "still served", List.of());
+      assertTrue(bystander.publishAndWait(ok).getBoolean(2), "another connection is unaffected");
+    }
+  }
+
+  private static Set<String> publishBig(RelayClient pub, int n) throws InterruptedException {
+    Set<String> ids = new HashSet<>();
+    for (int i = 0; i < n; i++) {
+      JsonObject e = Events.note(AUTHOR, i + " " + BIG, List.of());
+      ids.add(e.getString("id"));
+      pub.publish(e);
+    }
+    for (int i = 0; i < n; i++) {
+      assertTrue(pub.awaitType("OK").getBoolean(2));
+    }
+    return ids;
+  }
+
+  private static void awaitCounter(TestRelay relay, String kind, long millis) throws InterruptedException {
+    Pattern p = Pattern.compile("cairn_slow_consumer_closed_total\\{kind=\"" + kind + "\"} ([0-9.E]+)");
+    long deadline = System.currentTimeMillis() + millis;
+    while (System.currentTimeMillis() < deadline) {
+      Matcher m = p.matcher(relay.metrics());
+      if (m.find() && Double.parseDouble(m.group(1)) >= 1) {
+        return;
+      }
+      Thread.sleep(100);
+    }
+    throw new AssertionError("no " + kind + " slow consumer was closed within " + millis + " ms");
+  }
+}
