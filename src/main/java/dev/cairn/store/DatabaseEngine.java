@@ -23,8 +23,9 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * The only node that touches a tenant DB. Its event loop only coordinates: writes run on one
- * dedicated writer thread, queries on a reader pool. Group commit: every Persist that arrives while
+ * The only node that touches a tenant DB. Its event loop only coordinates: writes run on the
+ * tenant's writer lane ({@link TenantWriters}: tenants do not wait on each other), queries on a
+ * reader pool. Group commit: every Persist that arrives while
  * a commit runs waits in {@code pending} and goes into the next transaction (at most
  * {@code store.max_batch}); each is acked after its commit. Pending work keeps its upstream credit
  * until done, so root's channel bounds the queue.
@@ -45,6 +46,7 @@ public final class DatabaseEngine extends Supervised {
   private final Path storeDir;
   private final List<String> tenantIds;
   private final int readers;
+  private final int writerThreads;
   private final int maxBatch;
   private final int defaultLimit;
   private final int maxLimit;
@@ -53,7 +55,7 @@ public final class DatabaseEngine extends Supervised {
   private final Map<String, List<Pending>> pending = new HashMap<>();
   private final Map<String, Boolean> committing = new HashMap<>();
   private MetaStore meta;
-  private WorkerExecutor writer;
+  private TenantWriters writers;
   private WorkerExecutor readerPool;
   /** WAL checkpoints, off the writer's thread (see {@link TenantStore#checkpoint}). */
   private WorkerExecutor maintenance;
@@ -73,13 +75,15 @@ public final class DatabaseEngine extends Supervised {
   /** Tenants whose last periodic DB write failed, with the error (written on the engine's context). */
   private final Map<String, String> dbErrors = new java.util.concurrent.ConcurrentHashMap<>();
 
-  public DatabaseEngine(Channels channels, Path storeDir, List<String> tenantIds, int readers, int maxBatch,
+  public DatabaseEngine(Channels channels, Path storeDir, List<String> tenantIds, int readers, int writerThreads,
+      int maxBatch,
       int defaultLimit, int maxLimit, CrashReporter root) {
     super(root);
     this.channels = channels;
     this.storeDir = storeDir;
     this.tenantIds = List.copyOf(tenantIds);
     this.readers = readers;
+    this.writerThreads = writerThreads;
     this.maxBatch = maxBatch;
     this.defaultLimit = defaultLimit;
     this.maxLimit = maxLimit;
@@ -127,12 +131,12 @@ public final class DatabaseEngine extends Supervised {
 
   @Override
   protected Future<?> startNode() {
-    writer = vertx.createSharedWorkerExecutor("cairn-db-writer-" + deploymentID(), 1);
+    writers = new TenantWriters(context, "cairn-db-writer", writerThreads);
     readerPool = vertx.createSharedWorkerExecutor("cairn-db-reader-" + deploymentID(), readers);
     maintenance = vertx.createSharedWorkerExecutor("cairn-db-checkpoint-" + deploymentID(), 1);
     searchPool = vertx.createSharedWorkerExecutor("cairn-search-" + deploymentID(), 1);
     toRoot = channels.open("database-engine->root", Addresses.ROOT);
-    return writer.executeBlocking(() -> {
+    return vertx.executeBlocking(() -> {
       meta = MetaStore.open(storeDir.resolve("meta.db"));
       for (String t : tenantIds) {
         meta.ensureTenant(t);
@@ -143,9 +147,9 @@ public final class DatabaseEngine extends Supervised {
       if (pendingGauge != null) {
         pendingGauge.source(() -> stores.values().stream().mapToLong(TenantStore::outboxBacklog).sum());
       }
-      outboxCommands = new OutboxCommands(this::storeOf, writer,
+      outboxCommands = new OutboxCommands(this::storeOf, writers,
           channels.open("database-engine->delivery(outbox)", Addresses.DELIVERY));
-      feed = new FeedEngine(vertx, channels, writer, readerPool, feedAccess(), meta::feedEpoch,
+      feed = new FeedEngine(vertx, channels, writers, readerPool, feedAccess(), meta::feedEpoch,
           feedSettings, feedMetrics, deploymentID());
       inbox = new Inbox<>(vertx, Addresses.DATABASE_ENGINE, DatabaseInbox.class, this::handle);
       vertx.setPeriodic(expirySweepMs, id -> sweepExpired());
@@ -156,14 +160,28 @@ public final class DatabaseEngine extends Supervised {
   @Override
   public Future<?> stop() {
     Future<Void> feedDone = feed == null ? Future.succeededFuture() : feed.shutdown();
-    return feedDone.eventually(() -> writer.executeBlocking(() -> {
-      stores.values().forEach(TenantStore::close);
-      stores.clear();
+    return feedDone.eventually(this::closeStores).eventually(() -> vertx.executeBlocking(() -> {
       if (meta != null) {
         meta.close();
       }
+      if (writers != null) {
+        writers.shutdown(10_000);
+      }
       return null;
-    })).eventually(() -> writer.close()).eventually(() -> readerPool.close()).eventually(() -> maintenance.close()).eventually(() -> searchPool.close());
+    })).eventually(() -> readerPool.close()).eventually(() -> maintenance.close()).eventually(() -> searchPool.close());
+  }
+
+  /** Each store closes on its own lane, after the writes queued before. */
+  private Future<?> closeStores() {
+    if (writers == null) {
+      return Future.succeededFuture();
+    }
+    List<Future<?>> closed = new ArrayList<>();
+    stores.forEach((t, s) -> closed.add(writers.execute(t, () -> {
+      s.close();
+      return null;
+    })));
+    return Future.join(closed).onComplete(x -> stores.clear());
   }
 
   private void handle(DatabaseInbox msg) {
@@ -207,7 +225,7 @@ public final class DatabaseEngine extends Supervised {
     committing.put(tenant, true);
     TenantStore store = stores.get(tenant);
     long now = System.currentTimeMillis() / 1000;
-    writer.executeBlocking(() -> store.persist(batch.stream().map(p -> p.persist().event()).toList(), now), true)
+    writers.execute(tenant, () -> store.persist(batch.stream().map(p -> p.persist().event()).toList(), now))
         .onComplete(ar -> {
           committing.put(tenant, false);
           List<RootInbox.Persisted.Ack> acks = new ArrayList<>(batch.size());
@@ -328,7 +346,7 @@ public final class DatabaseEngine extends Supervised {
     long now = System.currentTimeMillis() / 1000;
     for (Map.Entry<String, TenantStore> e : stores.entrySet()) {
       TenantStore store = e.getValue();
-      writer.executeBlocking(() -> store.purgeExpired(now, 5000), true)
+      writers.execute(e.getKey(), () -> store.purgeExpired(now, 5000))
           .onSuccess(removed -> {
             if (!removed.isEmpty()) {
               outboxCommands.wake(e.getKey());

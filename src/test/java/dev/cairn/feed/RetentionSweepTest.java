@@ -5,12 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.cairn.store.TenantStore;
+import dev.cairn.store.TenantWriters;
 import dev.cairn.store.feed.FeedChange;
 import dev.cairn.store.feed.FeedSettings;
 import dev.cairn.store.feed.FeedTable;
 import dev.cairn.store.feed.RetentionSweep;
 import io.vertx.core.Vertx;
-import io.vertx.core.WorkerExecutor;
 import java.nio.file.Path;
 import java.sql.ResultSet;
 import java.sql.Statement;
@@ -59,7 +59,7 @@ class RetentionSweepTest {
     AtomicLong clock = new AtomicLong(1_000_000);
     Vertx vertx = Vertx.vertx();
     try (TenantStore s = TenantStore.open(dir.resolve("t.db"), 1)) {
-      WorkerExecutor writer = vertx.createSharedWorkerExecutor("sweep-test", 1);
+      TenantWriters writer = new TenantWriters(vertx.getOrCreateContext(), "sweep-test", 1);
       long cutoff = clock.get() - RETENTION;
       insert(s, cutoff - 100, 25);          // older than the retention
       insert(s, cutoff, 3);                 // exactly at the cutoff: kept
@@ -80,7 +80,7 @@ class RetentionSweepTest {
           .get(10, TimeUnit.SECONDS);
       assertEquals(13, next.deleted());
       assertTrue(timestamps(s).isEmpty());
-      writer.close();
+      writer.shutdown(1000);
     } finally {
       vertx.close();
     }

@@ -9,6 +9,7 @@ import dev.cairn.store.PersistResult;
 import dev.cairn.store.Removal;
 import dev.cairn.store.StoreException;
 import dev.cairn.store.TenantStore;
+import dev.cairn.store.TenantWriters;
 import dev.cairn.tree.Addresses;
 import dev.cairn.tree.BoundedChannel;
 import dev.cairn.tree.Channels;
@@ -26,7 +27,7 @@ import java.util.logging.Logger;
 
 /**
  * database-engine's change-feed part (seed 003). Runs on the engine's event loop; SQL runs on the
- * engine's executors: fresh inserts on the writer (after the Nostr write's commit and its
+ * engine's executors: fresh inserts on the tenant's writer lane (after the Nostr write's commit and its
  * PersistAck, in their own transaction with a bounded timeout), retry-buffer flushes on a flush pool
  * of {@code flushers} threads (one tenant's hung DB cannot hold up the others), page reads on the
  * reader pool. A failed insert never reaches the Nostr write: its changes go to the
@@ -44,7 +45,7 @@ public final class FeedEngine {
   }
 
   private final Vertx vertx;
-  private final WorkerExecutor writer;
+  private final TenantWriters writers;
   private final WorkerExecutor readers;
   private final WorkerExecutor flushPool;
   private final StoreAccess stores;
@@ -59,11 +60,11 @@ public final class FeedEngine {
   private long timerAt = Long.MAX_VALUE;
   private Promise<Void> shutdown;
 
-  public FeedEngine(Vertx vertx, Channels channels, WorkerExecutor writer, WorkerExecutor readers, StoreAccess stores,
+  public FeedEngine(Vertx vertx, Channels channels, TenantWriters writers, WorkerExecutor readers, StoreAccess stores,
       java.util.function.Function<String, String> epochLookup, FeedSettings settings, FeedMetrics metrics,
       String deploymentId) {
     this.vertx = vertx;
-    this.writer = writer;
+    this.writers = writers;
     this.readers = readers;
     this.stores = stores;
     this.epochLookup = epochLookup;
@@ -114,7 +115,7 @@ public final class FeedEngine {
     if (changes.isEmpty()) {
       return;
     }
-    writer.executeBlocking(() -> insertNow(tenant, changes), true).onComplete(ar -> {
+    writers.execute(tenant, () -> insertNow(tenant, changes)).onComplete(ar -> {
       if (ar.succeeded()) {
         metrics.insert("ok", changes.size());
         landed(tenant, ar.result());
@@ -169,7 +170,7 @@ public final class FeedEngine {
     toDelivery.sendOwed(new DeliveryInbox.FeedWake(tenant, bounds.high()));
     TenantStore store = stores.cached(tenant);
     if (store != null && shutdown == null) {
-      Future<RetentionSweep.Result> f = sweep.maybeSweep(tenant, store, writer);
+      Future<RetentionSweep.Result> f = sweep.maybeSweep(tenant, store, writers);
       if (f != null) {
         f.onSuccess(r -> {
           metrics.swept(tenant, r.deleted());

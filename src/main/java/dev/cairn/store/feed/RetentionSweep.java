@@ -2,7 +2,7 @@ package dev.cairn.store.feed;
 
 import dev.cairn.store.TenantStore;
 import io.vertx.core.Future;
-import io.vertx.core.WorkerExecutor;
+import dev.cairn.store.TenantWriters;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.function.LongSupplier;
@@ -13,7 +13,7 @@ import java.util.logging.Logger;
  * The lazy retention sweep (seed 003, item 2): started on the write path after a successful feed
  * insert, at most once per {@code sweepInterval} per tenant, never by a timer. It runs as a chain of
  * batched deletes ({@code sweepBatch} rows each, at most {@code sweepMaxBatches} per sweep; leftovers
- * wait for the next sweep), each batch its own task on the writer executor, queued after the insert
+ * wait for the next sweep), each batch its own task on the tenant's writer lane, queued after the insert
  * so it adds nothing to that write's latency and other writes interleave between batches. A tenant
  * with no writes is never swept: it keeps its last rows (over-retention is correct). Event loop only.
  */
@@ -33,7 +33,7 @@ public final class RetentionSweep {
   }
 
   /** Starts a sweep when the tenant's last one is older than the interval; null otherwise. */
-  public Future<Result> maybeSweep(String tenant, TenantStore store, WorkerExecutor writer) {
+  public Future<Result> maybeSweep(String tenant, TenantStore store, TenantWriters writers) {
     long now = clock.getAsLong();
     Long last = lastSweep.get(tenant);
     if (last != null && now - last < settings.sweepInterval().toMillis()) {
@@ -41,21 +41,22 @@ public final class RetentionSweep {
     }
     lastSweep.put(tenant, now);
     long cutoff = now - settings.retention().toMillis();
-    return step(store, writer, cutoff, 0, 0)
+    return step(tenant, store, writers, cutoff, 0, 0)
         .onFailure(t -> LOG.log(Level.WARNING, "feed retention sweep failed for tenant " + tenant, t));
   }
 
-  private Future<Result> step(TenantStore store, WorkerExecutor writer, long cutoff, int batches, int deleted) {
-    return writer.executeBlocking(() -> store.withWriter(settings.insertTimeout().toMillis(),
-            c -> FeedTable.sweepBatch(c, cutoff, settings.sweepBatch())), true)
+  private Future<Result> step(String tenant, TenantStore store, TenantWriters writers, long cutoff, int batches,
+      int deleted) {
+    return writers.execute(tenant, () -> store.withWriter(settings.insertTimeout().toMillis(),
+            c -> FeedTable.sweepBatch(c, cutoff, settings.sweepBatch())))
         .compose(n -> {
           int total = deleted + n;
           int done = batches + 1;
           if (n >= settings.sweepBatch() && done < settings.sweepMaxBatches()) {
-            return step(store, writer, cutoff, done, total);
+            return step(tenant, store, writers, cutoff, done, total);
           }
-          return writer.executeBlocking(() -> store.withWriter(settings.insertTimeout().toMillis(),
-              FeedTable::bounds), true).map(b -> new Result(total, done, b));
+          return writers.execute(tenant, () -> store.withWriter(settings.insertTimeout().toMillis(),
+              FeedTable::bounds)).map(b -> new Result(total, done, b));
         });
   }
 

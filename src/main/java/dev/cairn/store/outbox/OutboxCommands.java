@@ -4,8 +4,8 @@ import dev.cairn.delivery.DeliveryInbox;
 import dev.cairn.delivery.OutboxReply;
 import dev.cairn.store.OutboxCommand;
 import dev.cairn.store.TenantStore;
+import dev.cairn.store.TenantWriters;
 import dev.cairn.tree.BoundedChannel;
-import io.vertx.core.WorkerExecutor;
 import dev.cairn.store.Sql;
 import java.sql.SQLException;
 import java.util.ArrayList;
@@ -20,7 +20,7 @@ import java.util.logging.Logger;
 
 /**
  * database-engine's side of the outbox: runs {@link OutboxCommand}s as JDBC on the engine's executors
- * (writes on the single writer thread, never on the event loop) and answers into delivery. Also
+ * (writes on the tenant's writer lane, never on the event loop) and answers into delivery. Also
  * sends delivery the {@code OutboxWake} after a commit that enqueued rows.
  */
 public final class OutboxCommands {
@@ -31,15 +31,15 @@ public final class OutboxCommands {
   private static final int MAX_BATCH = 1024;
 
   private final Function<String, TenantStore> stores;
-  private final WorkerExecutor writer;
+  private final TenantWriters writers;
   private final BoundedChannel<DeliveryInbox> toDelivery;
   /** Per tenant, when done rows and ledger rows were last pruned (lazily, from a Settle). */
   private final Map<String, Long> lastPrune = new HashMap<>();
 
-  public OutboxCommands(Function<String, TenantStore> stores, WorkerExecutor writer,
+  public OutboxCommands(Function<String, TenantStore> stores, TenantWriters writers,
       BoundedChannel<DeliveryInbox> toDelivery) {
     this.stores = stores;
-    this.writer = writer;
+    this.writers = writers;
     this.toDelivery = toDelivery;
   }
 
@@ -78,7 +78,7 @@ public final class OutboxCommands {
     List<Queued> batch = new ArrayList<>(queue.subList(0, Math.min(MAX_BATCH, queue.size())));
     queue.subList(0, batch.size()).clear();
     running.add(tenant);
-    writer.executeBlocking(() -> store.outboxTransaction(conn -> runIsolated(conn, batch)), true)
+    writers.execute(tenant, () -> store.outboxTransaction(conn -> runIsolated(conn, batch)))
         .onComplete(ar -> {
           running.remove(tenant);
           for (int i = 0; i < batch.size(); i++) {
