@@ -27,6 +27,8 @@ public final class CairnServer {
   private final Vertx vertx;
   private final PrometheusMeterRegistry registry;
   private final Root root;
+  /** {@code <store.dir>/cairn.lock}: this relay is the store's one writer (a direct import waits for it to stop). */
+  private dev.cairn.store.StoreDirLock storeLock;
 
   private CairnServer(CairnConfig config) {
     this.config = config;
@@ -51,11 +53,29 @@ public final class CairnServer {
 
   /** Deploys the whole tree; completes when every node is up and every listener is bound. */
   public static Future<CairnServer> start(CairnConfig config) {
-    CairnServer server = new CairnServer(config);
+    dev.cairn.store.StoreDirLock lock;
+    try {
+      lock = dev.cairn.store.StoreDirLock.acquire(config.storeDir(), "relay", dev.cairn.cli.RelayUrls.of(config));
+    } catch (RuntimeException e) {
+      return Future.failedFuture(e);
+    }
+    CairnServer server;
+    try {
+      server = new CairnServer(config);
+    } catch (RuntimeException e) {
+      lock.close();
+      throw e;
+    }
+    server.storeLock = lock;
     LOG.info("effective config: " + ConfigLoader.masked(config.raw()).encode());
     return server.vertx.deployVerticle(server.root)
         .map(id -> server)
-        .recover(t -> server.vertx.close().transform(x -> Future.failedFuture(t)));
+        .recover(t -> server.vertx.close().eventually(() -> server.unlock()).transform(x -> Future.failedFuture(t)));
+  }
+
+  private Future<Void> unlock() {
+    storeLock.close();
+    return Future.succeededFuture();
   }
 
   public Vertx vertx() {
@@ -72,6 +92,6 @@ public final class CairnServer {
 
   /** Stops accepting, undeploys the tree (DBs are closed by the engine) and closes Vert.x. */
   public Future<Void> close() {
-    return vertx.close();
+    return vertx.close().eventually(this::unlock);
   }
 }

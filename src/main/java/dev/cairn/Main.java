@@ -9,24 +9,17 @@ import java.util.concurrent.TimeUnit;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
-/** {@code java -jar cairn.jar [--config conf/cairn.json]}: loads the config, boots the tree, stops on SIGTERM. */
+/**
+ * {@code java -jar cairn.jar [serve] [--config conf/cairn.json]}: loads the config, boots the tree, stops on
+ * SIGTERM. The other commands ({@code export}, {@code import}, {@code --help}, {@code --version}): dev.cairn.cli.
+ */
 public final class Main {
   private Main() {}
 
   public static void main(String[] args) throws Exception {
+    // export, import, --help, --version run (and exit) there; what is left starts the relay
+    Path configFile = dev.cairn.cli.Cli.dispatch(args);
     JvmTuning.apply();
-    Path configFile = null;
-    for (int i = 0; i < args.length; i++) {
-      if (args[i].equals("--config") && i + 1 < args.length) {
-        configFile = Path.of(args[++i]);
-      } else if (args[i].equals("--help") || args[i].equals("-h")) {
-        System.out.println("usage: java -jar cairn.jar [--config conf/cairn.json]   (env CAIRN_<PATH> overrides keys)");
-        return;
-      } else {
-        System.err.println("unknown argument: " + args[i] + " (usage: java -jar cairn.jar [--config FILE])");
-        System.exit(2);
-      }
-    }
     CairnConfig config;
     try {
       config = ConfigLoader.load(configFile, System.getenv());
