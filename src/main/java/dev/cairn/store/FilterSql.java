@@ -2,6 +2,7 @@ package dev.cairn.store;
 
 import dev.cairn.nostr.Filter;
 import dev.cairn.nostr.Hex;
+import dev.cairn.nostr.Kinds;
 import dev.cairn.store.outbox.SearchIndex;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -61,8 +62,15 @@ final class FilterSql {
         }
       }
     } else if (f.ids() == null && f.kinds() != null) {
-      // Without statistics the planner may prefer walking a whole kind in time order.
-      from = "events e INDEXED BY events_pubkey_kind";
+      // Authors and kinds. Without statistics the planner may prefer walking a whole kind in time
+      // order: name the index. Replaceable and addressable kinds have an entry per (pubkey, kind, d);
+      // for the rest the author's events are walked in time order, other kinds skipped.
+      if (f.kinds().stream().allMatch(k -> Kinds.isReplaceable(k) || Kinds.isAddressable(k))) {
+        from = "events e INDEXED BY events_address";
+        sql.append("e.d_tag IS NOT NULL AND ");
+      } else {
+        from = "events e INDEXED BY events_pubkey";
+      }
     }
     // Unary '+' keeps the planner off the rowid range and the expiration index: the selective
     // indexes are the ones on id, pubkey, kind, created_at and tags.

@@ -30,6 +30,7 @@ class QueryPlanTest extends StoreTestBase {
     m.put("by-author", new Filter(null, Set.of(author(7)), null, null, null, null, 500, null));
     m.put("by-authors+kind", new Filter(null, Set.of(author(7), author(8), author(9)), Set.of(1),
         null, null, null, 500, null));
+    m.put("profiles", new Filter(null, Set.of(author(7), author(8)), Set.of(0, 3), null, null, null, 500, null));
     m.put("by-kind+since", new Filter(null, null, Set.of(7), null, NOW - 5000, null, 500, null));
     m.put("by-#t", new Filter(null, null, null, Map.of('t', Set.of("rare3")), null, null, 500, null));
     m.put("by-#t-popular", new Filter(null, null, null, Map.of('t', Set.of("common")), null, null, 500, null));
