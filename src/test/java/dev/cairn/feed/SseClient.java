@@ -41,6 +41,8 @@ public final class SseClient implements AutoCloseable {
 
   private final InputStream body;
   private final LinkedBlockingQueue<Frame> frames = new LinkedBlockingQueue<>();
+  /** SSE comment lines received so far (keepalives), in order. */
+  final java.util.List<String> comments = new java.util.concurrent.CopyOnWriteArrayList<>();
   private final Thread reader;
   final int status;
   final String contentType;
@@ -98,6 +100,8 @@ public final class SseClient implements AutoCloseable {
           id = line.substring(4);
         } else if (line.startsWith("event: ")) {
           event = line.substring(7);
+        } else if (line.startsWith(":")) {
+          comments.add(line);
         } else if (line.startsWith("data: ")) {
           data = data == null ? new StringBuilder(line.substring(6)) : data.append('\n').append(line.substring(6));
         }

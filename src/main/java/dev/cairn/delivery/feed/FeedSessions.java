@@ -27,8 +27,9 @@ import java.util.Map;
  * <ul>
  *   <li>Open: one bounds read; no cursor, another epoch, a cursor above the high seq or below the
  *       oldest retained seq − 1 gets its {@code reset} and a heartbeat, then goes live at the high seq.
- *   <li>Phase 1: pages of {@code sse.page_size} after the cursor until a short page, a heartbeat
- *       after every 1000 events or 5 s, then the first heartbeat ("caught up").
+ *   <li>Phase 1: pages of {@code sse.page_size} after the cursor until a short page, a keepalive
+ *       comment after every 1000 events or 5 s (not a heartbeat: the first heartbeat means "caught
+ *       up", CONTRACT section 4), then the first heartbeat.
  *   <li>Phase 2: a {@code FeedWake} above what was scanned pulls; a full page pulls again, at most 10
  *       full pages per wake, then a ~10 ms catch-up timer re-arms; only a short page disarms. Query
  *       errors back off 10 ms doubling to 1 s, reset by a success.
@@ -203,7 +204,9 @@ public final class FeedSessions {
       } else {
         if (s.eventsSinceHeartbeat >= FeedSettings.REPLAY_HEARTBEAT_EVENTS
             || now - s.lastHeartbeatAt >= FeedSettings.REPLAY_HEARTBEAT_INTERVAL.toMillis()) {
-          heartbeat(out, s, now);
+          SseFrames.replaying(out, s.epoch, s.scanned);
+          s.lastHeartbeatAt = now;
+          s.eventsSinceHeartbeat = 0;
         }
         s.next = FeedSession.Next.PULL;
       }

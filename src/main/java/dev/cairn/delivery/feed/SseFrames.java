@@ -18,6 +18,14 @@ final class SseFrames {
         .ascii(epoch).ascii("\",\"seq\":").number(seq).ascii("}\n\n");
   }
 
+  /**
+   * A keepalive during the replay: an SSE comment, not an event, so that the first {@code heartbeat}
+   * keeps its contract meaning ("caught up") while proxies and clients still see bytes flowing.
+   */
+  static void replaying(JsonBytes out, String epoch, long seq) {
+    out.ascii(": replaying ").ascii(epoch).put(':').number(seq).ascii("\n\n");
+  }
+
   static void reset(JsonBytes out, String reason, String epoch, long oldest, long high) {
     out.ascii("id: ").ascii(epoch).put(':').number(high).ascii("\nevent: reset\ndata: {\"reason\":\"")
         .ascii(reason).ascii("\",\"epoch\":\"").ascii(epoch).ascii("\",\"oldest_seq\":").number(oldest)
