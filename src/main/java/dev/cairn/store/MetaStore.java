@@ -89,6 +89,33 @@ public final class MetaStore implements AutoCloseable {
     }
   }
 
+  /**
+   * Gives a registered tenant a new feed epoch (never the same as the old one) and returns it: every
+   * cursor of the old epoch then gets {@code reset(server_restart)}. Only while no relay runs on the
+   * store (it keeps its epochs in memory): the {@code new-epoch} command after restoring a backup.
+   */
+  public synchronized String rotateFeedEpoch(String tenantId) {
+    ensureOpen();
+    try {
+      String old = feedEpochOrNull(tenantId);
+      if (old == null) {
+        throw new StoreException("tenant " + tenantId + " is not registered in " + file);
+      }
+      String fresh = newEpoch();
+      while (fresh.equals(old)) {
+        fresh = newEpoch();
+      }
+      try (PreparedStatement ps = conn.prepareStatement("UPDATE tenants SET feed_epoch = ? WHERE id = ?")) {
+        ps.setString(1, fresh);
+        ps.setString(2, tenantId);
+        ps.executeUpdate();
+      }
+      return fresh;
+    } catch (SQLException e) {
+      throw new StoreException("rotateFeedEpoch(" + tenantId + ") failed on " + file, e);
+    }
+  }
+
   /** Registered tenant ids, sorted. */
   public synchronized List<String> tenants() {
     ensureOpen();
