@@ -271,7 +271,8 @@ final class Listener extends Supervised {
   private static io.vertx.core.http.HttpServerResponse cors(HttpServerRequest req) {
     return req.response()
         .putHeader("Access-Control-Allow-Origin", "*")
-        .putHeader("Access-Control-Allow-Headers", "*")
+        // "*" does not cover Authorization (Fetch spec): a browser admin UI needs it named for NIP-86
+        .putHeader("Access-Control-Allow-Headers", "Authorization, *")
         .putHeader("Access-Control-Allow-Methods", "GET, POST, OPTIONS");
   }
 
