@@ -59,9 +59,7 @@ public record TenantConfig(
    */
   static Set<String> adminPubkeys(String id, JsonObject tenant, JsonObject relay) {
     Set<String> out = new java.util.LinkedHashSet<>(hexList("relay.admin_pubkeys", relay.getValue("admin_pubkeys")));
-    if (!id.equals(DEFAULT) || tenant.containsKey("admin_pubkeys")) {
-      out.addAll(hexList("tenants[" + id + "].admin_pubkeys", tenant.getValue("admin_pubkeys")));
-    }
+    out.addAll(hexList("tenants[" + id + "].admin_pubkeys", tenant.getValue("admin_pubkeys")));
     return Set.copyOf(out);
   }
 
