@@ -252,6 +252,37 @@ class Nip86Test {
   }
 
   @Test
+  void behindAProxyTheUTagNamesThePublicUrl() throws Exception {
+    JsonObject config = config();
+    config.getJsonObject("relay").put("public_url", "wss://relay.example.com/");
+    try (TestRelay proxied = TestRelay.start(config, Map.of())) {
+      String body = new JsonObject().put("method", "supportedmethods").put("params", new JsonArray()).encode();
+      HttpResponse<String> pub = post(proxied, "/", body,
+          auth(ADMIN, "https://relay.example.com/", body, Events.now(), "POST", null));
+      assertEquals(200, pub.statusCode(), pub.body());
+      HttpResponse<String> tenant = post(proxied, "/t/club", body,
+          auth(CLUB_ADMIN, "https://relay.example.com/t/club", body, Events.now(), "POST", null));
+      assertEquals(200, tenant.statusCode(), tenant.body());
+      HttpResponse<String> internal = post(proxied, "/", body,
+          auth(ADMIN, proxied.httpUrl() + "/", body, Events.now(), "POST", null));
+      assertEquals(401, internal.statusCode(), internal.body());
+      assertTrue(internal.body().contains("https://relay.example.com"), "the error names the expected URL: " + internal.body());
+    }
+  }
+
+  @Test
+  void anOversizedBodyIs413AndAPreflightAllowsAuthorization() throws Exception {
+    String body = "{\"method\":\"banpubkey\",\"params\":[\"" + "x".repeat(70_000) + "\"]}";
+    HttpResponse<String> res = post(relay, "/", body, auth(ADMIN, relay.httpUrl() + "/", body, Events.now(), "POST", null));
+    assertEquals(413, res.statusCode(), res.body());
+    HttpResponse<String> preflight = TestRelay.http().send(HttpRequest.newBuilder(URI.create(relay.httpUrl() + "/"))
+        .method("OPTIONS", HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+    assertEquals(204, preflight.statusCode());
+    assertTrue(preflight.headers().firstValue("access-control-allow-methods").orElse("").contains("POST"));
+    assertTrue(preflight.headers().firstValue("access-control-allow-headers").orElse("").contains("Authorization"));
+  }
+
+  @Test
   void changesSurviveARestart() throws Exception {
     Path data = Files.createTempDirectory("cairn-nip86");
     EventSigner banned = EventSigner.random();
