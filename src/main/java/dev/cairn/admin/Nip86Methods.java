@@ -36,6 +36,11 @@ public final class Nip86Methods {
     }
   }
 
+  /** A method that changes nothing (a list, supportedmethods): not worth an audit line. */
+  public static boolean isReadOnly(Object method) {
+    return method instanceof String m && (m.startsWith("list") || m.equals("supportedmethods"));
+  }
+
   public JsonObject call(String tenant, JsonObject request) {
     Object m = request.getValue("method");
     if (!(m instanceof String method)) {

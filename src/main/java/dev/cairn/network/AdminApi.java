@@ -94,8 +94,11 @@ final class AdminApi {
             + e.getMessage()));
       }
       JsonObject response = methods.call(tenant.id(), request);
-      if (!response.containsKey("error")) {
-        LOG.info("NIP-86 " + request.getValue("method") + " on tenant " + tenant.id() + " by " + event.pubkey());
+      Object method = request.getValue("method");
+      if (!response.containsKey("error") && !Nip86Methods.isReadOnly(method)) {
+        // an audit line per change: who changed what, with the params (pubkeys, ids, reasons, names)
+        LOG.info("NIP-86 " + method + " " + request.getValue("params", "[]") + " on tenant " + tenant.id()
+            + " by " + event.pubkey());
       }
       return new Reply(200, response);
     }).onComplete(ar -> answer(req, ar.succeeded() ? ar.result()
