@@ -1,6 +1,5 @@
 package dev.cairn.policy;
 
-import dev.cairn.admin.AdminList;
 import dev.cairn.admin.RelayAdmin;
 import dev.cairn.admin.TenantAdmin;
 import dev.cairn.config.Limits;
@@ -131,13 +130,13 @@ final class Gatekeeper {
     TenantAdmin a = admin == null ? TenantAdmin.EMPTY : admin.of(tenant);
     Verdict v = r == null ? null : r.blacklist().author(e);
     if (v == null) {
-      v = banned(a, e);
+      v = AdminChecks.banned(a, e);
     }
     if (r == null) {
-      return v != null ? v : allowlisted(a, null, e);
+      return v != null ? v : AdminChecks.allowlisted(a, null, e);
     }
     if (v == null) {
-      v = allowlisted(a, r.writeAcl(), e);
+      v = AdminChecks.allowlisted(a, r.writeAcl(), e);
     }
     if (v == null) {
       v = r.blacklist().content(e);
@@ -150,33 +149,6 @@ final class Gatekeeper {
       v = s.duplicates.check(e, nowNanos);
     }
     return v;
-  }
-
-  /** The event or its author was banned through NIP-86. */
-  private static Verdict banned(TenantAdmin a, NostrEvent e) {
-    if (a.contains(AdminList.BANNED_EVENTS, e.id())) {
-      return Verdict.reject("banned_event", "blocked: this event was banned by the relay's admins");
-    }
-    if (a.contains(AdminList.BANNED_PUBKEYS, e.pubkey())) {
-      return Verdict.reject("banned_pubkey", "blocked: this pubkey was banned by the relay's admins");
-    }
-    return null;
-  }
-
-  /**
-   * The write allowlist: enforced when the config enforces it or admins allowed anyone through
-   * NIP-86; the members are the config's and the admins' allowed pubkeys together.
-   */
-  private static Verdict allowlisted(TenantAdmin a, WriteAcl acl, NostrEvent e) {
-    Map<String, String> allowed = a.list(AdminList.ALLOWED_PUBKEYS);
-    if (allowed.containsKey(e.pubkey())) {
-      return null;
-    }
-    if (acl != null && acl.enforced()) {
-      return acl.check(e);
-    }
-    return allowed.isEmpty() ? null
-        : Verdict.reject("allowlist", "restricted: this relay only accepts events from its members");
   }
 
   /** A new WebSocket connection: null to keep it, else why it is closed. */
