@@ -1,5 +1,6 @@
 package dev.cairn.network;
 
+import dev.cairn.admin.RelayAdmin;
 import dev.cairn.config.CairnConfig;
 import dev.cairn.metrics.CairnMetrics;
 import dev.cairn.metrics.HealthProbes;
@@ -32,6 +33,7 @@ public final class NetworkManager extends Supervised {
   private final CairnConfig config;
   private final CairnMetrics metrics;
   private final HealthProbes probes;
+  private RelayAdmin admin;
   private final Channels channels;
   private final Map<String, Long> highWater = new HashMap<>();
   private final Map<Long, Conn> conns = new HashMap<>();
@@ -68,6 +70,12 @@ public final class NetworkManager extends Supervised {
     this.highWater.putAll(highWater);
   }
 
+  /** The NIP-86 state the listeners serve the management API and NIP-11 from. */
+  public NetworkManager withAdmin(RelayAdmin admin) {
+    this.admin = admin;
+    return this;
+  }
+
   @Override
   protected Future<?> startNode() {
     inbox = new Inbox<>(vertx, Addresses.NETWORK_MANAGER, NetworkInbox.class, this::handle);
@@ -87,7 +95,7 @@ public final class NetworkManager extends Supervised {
       for (int i = 0; i < config.binds().size(); i++) {
         int index = i;
         Child l = new Child("listener " + i, Addresses.listener(i), () -> new Listener(index, incarnations.getAsLong(),
-            config.binds().get(index), config, metrics, channels, probes,
+            config.binds().get(index), config, metrics, channels, probes, admin,
             (child, cause) -> context.runOnContext(v -> restartListener(index, cause.toString()))));
         listenerChildren.add(l);
         listening.add(l.deploy(vertx));

@@ -1,5 +1,6 @@
 package dev.cairn.root;
 
+import dev.cairn.admin.RelayAdmin;
 import dev.cairn.config.CairnConfig;
 import dev.cairn.config.Durations;
 import dev.cairn.delivery.Delivery;
@@ -56,6 +57,8 @@ public final class Root extends VerticleBase {
   private final OutboxPendingGauge outboxPending;
   /** Seed 000: the outbox's settings (outbox.*, nats.*, forward.relays). */
   private final OutboxSettings outboxSettings;
+  /** NIP-86: what admins changed over the API, enforced by policy and served by the listeners. */
+  private final RelayAdmin admin;
   private final Map<Long, InFlight> tickets = new HashMap<>();
   private final Map<String, InFlight> byEventKey = new HashMap<>();
   /** REQs (history queries) waiting for policy's admission, by ticket. */
@@ -109,6 +112,15 @@ public final class Root extends VerticleBase {
     this.feedSettings = FeedSettings.from(config);
     this.outboxPending = new OutboxPendingGauge(metrics.registry());
     this.outboxSettings = OutboxSettings.from(config.raw());
+    this.admin = new RelayAdmin(config.storeDir().resolve("meta.db"));
+  }
+
+  @Override
+  public Future<?> stop() {
+    return vertx.executeBlocking(() -> {
+      admin.close();
+      return null;
+    });
   }
 
   /** True once every node of the tree is deployed. */
@@ -136,8 +148,13 @@ public final class Root extends VerticleBase {
     // A (re)deployed network-manager starts from the stores' current high water: every event below it
     // is committed, and any dispatch of it still on its way is covered by a REQ's history query.
     child("network-manager", Addresses.NETWORK_MANAGER, () -> new NetworkManager(config, metrics, probes, channels,
-        currentEngine.highWater(), listenerIncarnations::incrementAndGet, crashReporter("network-manager")));
-    Future<?> started = Future.succeededFuture();
+        currentEngine.highWater(), listenerIncarnations::incrementAndGet, crashReporter("network-manager"))
+        .withAdmin(admin));
+    // The admins' bans must be in force before the first EVENT is judged: loaded (JDBC, on a worker) first.
+    Future<?> started = vertx.executeBlocking(() -> {
+      admin.open();
+      return null;
+    });
     for (Child c : children.values()) {
       started = started.compose(x -> c.deploy(vertx));
     }
@@ -171,7 +188,7 @@ public final class Root extends VerticleBase {
   }
 
   private Policy policy() {
-    return new Policy(channels, config, metrics, crashReporter("policy"));
+    return new Policy(channels, config, metrics, admin, crashReporter("policy"));
   }
 
   private SigManager sigManager() {
