@@ -13,8 +13,7 @@ useWebSocketImplementation(WebSocket)
 
 // a relay that stops answering must not hang the test that runs this
 setTimeout(() => {
-  process.stdout.write(JSON.stringify({ error: 'no end of sync within 30 s' }) + '\n')
-  process.exit(2)
+  process.stdout.write(JSON.stringify({ error: 'no end of sync within 30 s' }) + '\n', () => process.exit(2))
 }, 30_000).unref()
 
 const [url, inputFile] = process.argv.slice(2)
@@ -52,5 +51,5 @@ await new Promise((resolve) => {
 
 const ms = Date.now() - started
 relay.close()
-process.stdout.write(JSON.stringify({ have: [...have], need: [...need], error, rounds, ms }) + '\n')
-process.exit(0)
+// exit once written: process.exit() right after write() can cut a large output to a pipe short
+process.stdout.write(JSON.stringify({ have: [...have], need: [...need], error, rounds, ms }) + '\n', () => process.exit(0))

@@ -21,7 +21,7 @@ final class NegentropySync {
   private NegentropySync() {}
 
   /** What one sync learned; {@code error} is the NEG-ERR frame when the relay refused. */
-  record Result(Set<String> have, Set<String> need, int rounds, JsonArray error) {}
+  record Result(Set<String> have, Set<String> need, int rounds, JsonArray error, long firstReplyNanos) {}
 
   static Result run(RelayClient c, String subId, JsonObject filter, VectorStorage local, long frameSizeLimit)
       throws Exception {
@@ -31,6 +31,8 @@ final class NegentropySync {
   static Result run(RelayClient c, String subId, JsonObject filter, VectorStorage local, long frameSizeLimit,
       Duration wait) throws Exception {
     NegentropyClient client = Negentropy.client(local, frameSizeLimit);
+    long opened = System.nanoTime();
+    long firstReply = 0;
     c.send(new JsonArray().add("NEG-OPEN").add(subId).add(filter).add(NegentropyHex.encode(client.initiate())));
     Set<String> have = new HashSet<>();
     Set<String> need = new HashSet<>();
@@ -39,9 +41,11 @@ final class NegentropySync {
       JsonArray f = c.await(x -> subId.equals(x.getValue(1))
           && (x.getString(0).equals("NEG-MSG") || x.getString(0).equals("NEG-ERR")), wait);
       if (f.getString(0).equals("NEG-ERR")) {
-        return new Result(have, need, rounds, f);
+        return new Result(have, need, rounds, f, firstReply);
       }
-      rounds++;
+      if (rounds++ == 0) {
+        firstReply = System.nanoTime() - opened;
+      }
       List<byte[]> haveIds = new ArrayList<>();
       List<byte[]> needIds = new ArrayList<>();
       byte[] next = client.reconcile(NegentropyHex.decode(f.getString(2)), haveIds, needIds);
@@ -49,7 +53,7 @@ final class NegentropySync {
       needIds.forEach(id -> need.add(NegentropyHex.encode(id)));
       if (next == null) {
         c.send(new JsonArray().add("NEG-CLOSE").add(subId));
-        return new Result(have, need, rounds, null);
+        return new Result(have, need, rounds, null, firstReply);
       }
       c.send(new JsonArray().add("NEG-MSG").add(subId).add(NegentropyHex.encode(next)));
     }

@@ -1,6 +1,8 @@
 package dev.cairn.relay;
 
+import dev.cairn.nostr.FilterParser;
 import dev.cairn.nostr.negentropy.VectorStorage;
+import dev.cairn.store.TenantStore;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Files;
@@ -18,7 +20,7 @@ import java.util.List;
  *
  * <pre>
  * mvn -o -q test-compile dependency:build-classpath -Dmdep.outputFile=/tmp/cp.txt
- * java -cp target/test-classes:target/classes:$(cat /tmp/cp.txt) dev.cairn.relay.NegentropySyncBench 100000
+ * java -cp target/test-classes:target/classes:$(cat /tmp/cp.txt) dev.cairn.relay.NegentropySyncBench 100000 5 [recent]
  * </pre>
  */
 public final class NegentropySyncBench {
@@ -27,10 +29,13 @@ public final class NegentropySyncBench {
   public static void main(String[] args) throws Exception {
     int n = args.length > 0 ? Integer.parseInt(args[0]) : 100_000;
     int runs = args.length > 1 ? Integer.parseInt(args[1]) : 5;
+    boolean recent = args.length > 2 && args[2].equals("recent");
     Path dir = Files.createTempDirectory("cairn-neg-bench");
     long t0 = System.nanoTime();
-    SyncFixture f = SyncFixture.seed(dir, n, n / 100, 1);
-    System.out.printf("seeded %d events in %.1f s%n", n, (System.nanoTime() - t0) / 1e9);
+    SyncFixture f = SyncFixture.seed(dir, n, n / 100, 1, recent);
+    System.out.printf("seeded %d events in %.1f s; the %d differing items on each side are %s%n", n,
+        (System.nanoTime() - t0) / 1e9, n / 100, recent ? "the newest" : "spread evenly");
+    readAlone(dir);
     try (TestRelay relay = TestRelay.startOn(dir, new JsonObject())) {
       waitForOutbox(relay);
       List<Double> times = new ArrayList<>();
@@ -44,8 +49,9 @@ public final class NegentropySyncBench {
             throw new AssertionError("wrong sync: " + r.error() + " have " + r.have().size() + " need "
                 + r.need().size());
           }
-          System.out.printf("%s java client: %.1f ms, %d rounds, have %d, need %d%n", i == 0 ? "warm-up" : "run",
-              ms, r.rounds(), r.have().size(), r.need().size());
+          System.out.printf("%s java client: %.1f ms (first reply, with the read: %.1f ms), %d rounds, have %d,"
+              + " need %d%n", i == 0 ? "warm-up" : "run", ms, r.firstReplyNanos() / 1e6, r.rounds(), r.have().size(),
+              r.need().size());
           if (i > 0) {
             times.add(ms);
           }
@@ -57,6 +63,17 @@ public final class NegentropySyncBench {
       nostrTools(relay, f, dir);
     } finally {
       TestRelay.deleteTree(dir);
+    }
+  }
+
+  /** The NEG-OPEN read by itself (rows, then the sorted set), on the store, before the relay runs. */
+  private static void readAlone(Path dir) throws Exception {
+    try (TenantStore s = TenantStore.open(dir.resolve("tenants").resolve("default.db"), 1)) {
+      for (int i = 0; i < 4; i++) {
+        long t = System.nanoTime();
+        int n = s.syncItems(FilterParser.parse("{}"), 500_000, System.currentTimeMillis() / 1000).items().size();
+        System.out.printf("read alone: %d items in %.1f ms%n", n, (System.nanoTime() - t) / 1e6);
+      }
     }
   }
 

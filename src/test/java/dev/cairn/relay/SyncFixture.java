@@ -33,6 +33,14 @@ final class SyncFixture {
    * client holds all but {@code diff} of them plus {@code diff} ids of its own.
    */
   static SyncFixture seed(Path dataDir, int n, int diff, long seed) {
+    return seed(dataDir, n, diff, seed, false);
+  }
+
+  /**
+   * As {@link #seed(Path, int, int, long)}; {@code recent}: the differing items are the newest ones (a
+   * client catching up) rather than spread evenly over the year (every range differs: the worst case).
+   */
+  static SyncFixture seed(Path dataDir, int n, int diff, long seed, boolean recent) {
     Random rnd = new Random(seed);
     EventSigner[] authors = {EventSigner.random(), EventSigner.random(), EventSigner.random()};
     long now = System.currentTimeMillis() / 1000;
@@ -48,11 +56,14 @@ final class SyncFixture {
     }
     VectorStorage.Builder b = VectorStorage.builder(n);
     SyncFixture f = new SyncFixture(events, null);
-    // every (n / diff)-th stored event is missing on the client, and as many ids are only there
+    // every (n / diff)-th stored event (or the diff newest) is missing on the client, as many ids only there
     int step = diff == 0 ? Integer.MAX_VALUE : n / diff;
+    long newestCut = recent && diff > 0
+        ? events.stream().mapToLong(NostrEvent::createdAt).sorted().skip(n - diff).findFirst().orElse(0) : 0;
     for (int i = 0; i < n; i++) {
       NostrEvent e = events.get(i);
-      if (i % step == 0 && f.relayOnly.size() < diff) {
+      boolean differs = recent ? e.createdAt() >= newestCut : i % step == 0;
+      if (differs && f.relayOnly.size() < diff) {
         f.relayOnly.add(e.id());
         byte[] id = new byte[32];
         rnd.nextBytes(id);
