@@ -36,11 +36,11 @@ class NegentropyInteropTest {
     assumeTrue(nodeWorks(), "node is not installed");
     EventSigner alice = EventSigner.random();
     try (TestRelay relay = TestRelay.start(); RelayClient c = relay.connect()) {
-      List<JsonObject> stored = NegentropyRelayTest.publish(c, alice, 300, Events.now() - 2000);
-      // the client holds 250 of the relay's events and 40 ids of its own
+      List<JsonObject> stored = NegentropyRelayTest.publish(c, alice, 150, Events.now() - 2000);
+      // the client holds 100 of the relay's events and 40 ids of its own
       JsonArray items = new JsonArray();
       Set<String> clientOnly = new HashSet<>();
-      for (JsonObject e : stored.subList(50, 300)) {
+      for (JsonObject e : stored.subList(50, 150)) {
         items.add(new JsonObject().put("id", e.getString("id")).put("created_at", e.getLong("created_at")));
       }
       for (int i = 0; i < 40; i++) {

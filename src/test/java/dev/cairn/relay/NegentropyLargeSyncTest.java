@@ -19,8 +19,9 @@ class NegentropyLargeSyncTest {
   @TempDir Path dataDir;
 
   @Test
-  void twentyThousandEventsOnePercentApartInSeveralRounds() throws Exception {
-    SyncFixture f = SyncFixture.seed(dataDir, 20_000, 200, 77);
+  void twentyFiveThousandEventsOnePercentApartInSeveralRounds() throws Exception {
+    // over NegentropySessions.INLINE_MAX_ITEMS: the replies are computed on the worker pool
+    SyncFixture f = SyncFixture.seed(dataDir, 25_000, 250, 77);
     JsonObject config = new JsonObject().put("limits", new JsonObject().put("negentropy_frame_size_limit", 4096));
     try (TestRelay relay = TestRelay.startOn(dataDir, config); RelayClient c = relay.connect()) {
       NegentropySync.Result r = NegentropySync.run(c, "big", new JsonObject(), f.client, 4096, Duration.ofSeconds(30));
