@@ -21,6 +21,7 @@ public record Limits(
     long maxOutboundBytes,
     int negentropyMaxSessions,
     int negentropyMaxRecords,
+    long negentropyMaxRecordsTotal,
     long negentropyIdleTimeoutMillis,
     int negentropyFrameSizeLimit) {
 
@@ -43,6 +44,8 @@ public record Limits(
         positive("limits.max_outbound_bytes", j.getLong("max_outbound_bytes")),
         atLeast("limits.negentropy_max_sessions", j.getInteger("negentropy_max_sessions"), 1),
         atLeast("limits.negentropy_max_records", j.getInteger("negentropy_max_records"), 1),
+        // not in NIP-11: a relay-wide memory bound, nothing a client can plan with
+        positive("limits.negentropy_max_records_total", j.getLong("negentropy_max_records_total")),
         Durations.parse("limits.negentropy_idle_timeout", j.getString("negentropy_idle_timeout")).toMillis(),
         // the reference refuses frame size limits under 4096 bytes (200 of them are headroom)
         atLeast("limits.negentropy_frame_size_limit", j.getInteger("negentropy_frame_size_limit"), 4096));
@@ -57,7 +60,7 @@ public record Limits(
 
   private static long positive(String key, Long v) {
     if (v == null || v <= 0) {
-      throw new ConfigException(key + " must be a positive number of bytes, got " + v);
+      throw new ConfigException(key + " must be a positive number, got " + v);
     }
     return v;
   }

@@ -42,6 +42,7 @@ final class ConnWorker extends Supervised {
   private OrderedSender<NetworkInbox> toManager;
   private Inbox<ConnWorkerInbox> inbox;
   private final CairnMetrics metrics;
+  private final SyncBudget syncBudget;
   /** NIP-77 sync sessions of this worker's connections; their large replies run on a worker pool. */
   private NegentropySessions syncs;
   private WorkerExecutor syncPool;
@@ -65,9 +66,11 @@ final class ConnWorker extends Supervised {
     }
   }
 
-  ConnWorker(int index, Limits limits, Channels channels, CairnMetrics metrics, CrashReporter manager) {
+  ConnWorker(int index, Limits limits, Channels channels, CairnMetrics metrics, SyncBudget syncBudget,
+      CrashReporter manager) {
     super(manager);
     this.index = index;
+    this.syncBudget = syncBudget;
     this.metrics = metrics;
     this.limits = limits;
     this.channels = channels;
@@ -79,7 +82,7 @@ final class ConnWorker extends Supervised {
     inbox = new Inbox<>(vertx, Addresses.connWorker(index), ConnWorkerInbox.class, this::handle);
     // one pool for every conn-worker (shared by name), as many threads as cores: fingerprinting is pure CPU
     syncPool = vertx.createSharedWorkerExecutor("cairn-negentropy", Runtime.getRuntime().availableProcessors());
-    syncs = new NegentropySessions(limits, syncPool, metrics::negentropySessions, (connId, frame) -> {
+    syncs = new NegentropySessions(limits, syncBudget, syncPool, metrics::negentropySessions, (connId, frame) -> {
       ConnState c = conns.get(connId);
       if (c != null) {
         write(connId, c, frame);

@@ -39,6 +39,7 @@ final class NegentropySessions {
   }
 
   private final Limits limits;
+  private final SyncBudget budget;
   private final WorkerExecutor executor;
   private final Function<String, AtomicLong> gauge;
   private final Out out;
@@ -71,8 +72,10 @@ final class NegentropySessions {
     }
   }
 
-  NegentropySessions(Limits limits, WorkerExecutor executor, Function<String, AtomicLong> gauge, Out out) {
+  NegentropySessions(Limits limits, SyncBudget budget, WorkerExecutor executor, Function<String, AtomicLong> gauge,
+      Out out) {
     this.limits = limits;
+    this.budget = budget;
     this.executor = executor;
     this.gauge = gauge;
     this.out = out;
@@ -95,6 +98,8 @@ final class NegentropySessions {
     c.sessions.put(subId, s);
     if (previous == null) {
       gauge.apply(tenant).incrementAndGet();
+    } else {
+      budget.release(previous.items);
     }
     return s.id;
   }
@@ -108,6 +113,11 @@ final class NegentropySessions {
     }
     if (error != null) {
       end(connId, c, subId, error);
+      return;
+    }
+    if (!budget.tryHold(items.size())) {
+      end(connId, c, subId, "blocked: the relay holds too many negentropy items right now (max " + budget.max()
+          + " for all sessions), retry later");
       return;
     }
     s.server = Negentropy.server(items, limits.negentropyFrameSizeLimit());
@@ -134,8 +144,7 @@ final class NegentropySessions {
   /** NEG-CLOSE: no answer (NIP-77). */
   void close(long connId, String subId) {
     Conn c = conns.get(connId);
-    if (c != null && c.sessions.remove(subId) != null) {
-      gauge.apply(c.tenant).decrementAndGet();
+    if (c != null && drop(c, subId)) {
       forgetIfEmpty(connId, c);
     }
   }
@@ -145,6 +154,7 @@ final class NegentropySessions {
     Conn c = conns.remove(connId);
     if (c != null) {
       gauge.apply(c.tenant).addAndGet(-c.sessions.size());
+      c.sessions.values().forEach(s -> budget.release(s.items));
       c.sessions.clear(); // a reply still being computed finds its session gone
     }
   }
@@ -167,6 +177,7 @@ final class NegentropySessions {
         if (s.server != null && !s.busy && nowMillis - s.lastActive > timeout) {
           it.remove();
           gauge.apply(c.tenant).decrementAndGet();
+          budget.release(s.items);
           out.write(e.getKey(), RelayMessages.negErr(se.getKey(), "closed: idle for more than "
               + Math.max(1, timeout / 1000) + " s"));
         }
@@ -216,11 +227,20 @@ final class NegentropySessions {
 
   /** Drops the session and tells the client why. */
   private void end(long connId, Conn c, String subId, String reason) {
-    if (c.sessions.remove(subId) != null) {
-      gauge.apply(c.tenant).decrementAndGet();
-    }
+    drop(c, subId);
     forgetIfEmpty(connId, c);
     out.write(connId, RelayMessages.negErr(subId, reason));
+  }
+
+  /** Removes a session: the gauge and the budget follow. */
+  private boolean drop(Conn c, String subId) {
+    Session s = c.sessions.remove(subId);
+    if (s == null) {
+      return false;
+    }
+    gauge.apply(c.tenant).decrementAndGet();
+    budget.release(s.items);
+    return true;
   }
 
   private void forgetIfEmpty(long connId, Conn c) {

@@ -43,6 +43,8 @@ public final class NetworkManager extends Supervised {
   private Inbox<NetworkInbox> inbox;
   private OrderedSender<RootInbox> toRoot;
   private long nextSerial = 1;
+  /** NIP-77 items held by the sync sessions of all this manager's conn-workers. */
+  private final SyncBudget syncBudget;
 
   /** {@code ip}: the remote address without its port, for policy's per-IP rules. */
   private record Conn(long connId, String tenant, int listener, Worker worker, String remote, String ip) {}
@@ -66,6 +68,7 @@ public final class NetworkManager extends Supervised {
     this.metrics = metrics;
     this.channels = channels;
     this.highWater.putAll(highWater);
+    this.syncBudget = new SyncBudget(config.limits().negentropyMaxRecordsTotal());
   }
 
   @Override
@@ -78,7 +81,7 @@ public final class NetworkManager extends Supervised {
       w.sender = new OrderedSender<>(channels.open("network-manager->conn-worker", Addresses.connWorker(i),
           stalled -> restartWorker(w, "stalled past the send retry window")));
       w.child = new Child("conn-worker " + i, Addresses.connWorker(i), () -> new ConnWorker(w.index, config.limits(),
-          channels, metrics, (child, cause) -> context.runOnContext(v -> restartWorker(w, cause.toString()))));
+          channels, metrics, syncBudget, (child, cause) -> context.runOnContext(v -> restartWorker(w, cause.toString()))));
       workers.add(w);
       started.add(w.child.deploy(vertx));
     }

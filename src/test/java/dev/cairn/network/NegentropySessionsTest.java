@@ -31,14 +31,15 @@ class NegentropySessionsTest {
   private final List<JsonArray> sent = new ArrayList<>();
   private final Map<String, AtomicLong> gauges = new HashMap<>();
   private NegentropySessions sessions;
+  private Limits limits;
 
   @BeforeEach
   void setUp() throws Exception {
     Path file = dir.resolve("c.json");
     Files.writeString(file, "{}");
-    Limits limits = ConfigLoader.load(file, Map.of("CAIRN_LIMITS_NEGENTROPY_MAX_SESSIONS", "2",
+    limits = ConfigLoader.load(file, Map.of("CAIRN_LIMITS_NEGENTROPY_MAX_SESSIONS", "2",
         "CAIRN_LIMITS_NEGENTROPY_IDLE_TIMEOUT", "10s")).limits();
-    sessions = new NegentropySessions(limits, null, t -> gauges.computeIfAbsent(t, x -> new AtomicLong()),
+    sessions = new NegentropySessions(limits, new SyncBudget(limits.negentropyMaxRecordsTotal()), null, t -> gauges.computeIfAbsent(t, x -> new AtomicLong()),
         (conn, frame) -> {
           assertEquals(CONN, conn);
           sent.add(new JsonArray(new String(frame, java.nio.charset.StandardCharsets.UTF_8)));
@@ -144,6 +145,27 @@ class NegentropySessionsTest {
     assertEquals("a", last().getString(1));
     assertTrue(last().getString(2).startsWith("closed: idle"), last().encode());
     assertEquals(1, gauge()); // "reading" waits for its items: not idle
+  }
+
+  @Test
+  void allSessionsShareOneItemBudget() {
+    SyncBudget budget = new SyncBudget(5);
+    sessions = new NegentropySessions(limits, budget, null, t -> gauges.computeIfAbsent(t, x -> new AtomicLong()),
+        (conn, frame) -> sent.add(new JsonArray(new String(frame, java.nio.charset.StandardCharsets.UTF_8))));
+    long a = sessions.open(CONN, "t", "a", initial(), 0);
+    sessions.itemsRead(CONN, "a", a, items(3), null, 0);
+    long b = sessions.open(CONN, "t", "b", initial(), 0);
+    sessions.itemsRead(CONN, "b", b, items(3), null, 0);
+    assertEquals("b", last().getString(1));
+    assertTrue(last().getString(2).startsWith("blocked: "), last().encode());
+    assertEquals(3, budget.held());
+    sessions.close(CONN, "a");
+    assertEquals(0, budget.held());
+    b = sessions.open(CONN, "t", "b", initial(), 0);
+    sessions.itemsRead(CONN, "b", b, items(3), null, 0);
+    assertEquals("NEG-MSG", last().getString(0));
+    sessions.open(CONN, "t", "b", initial(), 0); // replaced: its items are given back
+    assertEquals(0, budget.held());
   }
 
   @Test
