@@ -9,7 +9,8 @@ import io.vertx.core.json.JsonObject;
 
 /** The NIP-11 relay information document of one tenant; lists only NIPs that work end to end. */
 final class Nip11Document {
-  static final JsonArray SUPPORTED_NIPS = new JsonArray().add(1).add(9).add(11).add(40).add(42).add(45).add(50).add(70).add(86);
+  static final JsonArray SUPPORTED_NIPS = new JsonArray().add(1).add(9).add(11).add(40).add(42).add(45).add(50).add(70).add(77)
+      .add(86);
 
   private Nip11Document() {}
 

@@ -65,6 +65,9 @@ public final class Root extends VerticleBase {
   private final Map<Long, RootInbox.History> admitting = new HashMap<>();
   /** History queries on database-engine, by sub serial (unique per REQ/COUNT): failed back if it dies. */
   private final Map<Long, RootInbox.History> querying = new HashMap<>();
+  /** NIP-77 NEG-OPEN reads waiting for policy's admission, then running on database-engine, by ticket. */
+  private final Map<Long, RootInbox.SyncOpen> admittingSync = new HashMap<>();
+  private final Map<Long, RootInbox.SyncOpen> syncReading = new HashMap<>();
   /** The children, in deployment order; each redeploys itself from its factory (tree/Child). */
   private final Map<String, Child> children = new java.util.LinkedHashMap<>();
   private long nextTicket = 1;
@@ -316,7 +319,15 @@ public final class Root extends VerticleBase {
     } else if (msg instanceof RootInbox.History h) {
       admitReq(h);
     } else if (msg instanceof RootInbox.ReqAdmitted a) {
-      reqAdmitted(a);
+      if (admittingSync.containsKey(a.ticket())) {
+        syncAdmitted(a);
+      } else {
+        reqAdmitted(a);
+      }
+    } else if (msg instanceof RootInbox.SyncOpen o) {
+      admitSync(o);
+    } else if (msg instanceof RootInbox.SyncReadDone d) {
+      syncRead(d);
     } else if (msg instanceof RootInbox.Connected c) {
       toPolicy.send(new PolicyInbox.AdmitConnection(c.connId(), c.tenant(), c.ip()), inbox);
     } else if (msg instanceof RootInbox.ConnectionAdmitted a) {
@@ -365,12 +376,55 @@ public final class Root extends VerticleBase {
         h.seqBelow(), h.count()), inbox);
   }
 
+  // ---- NIP-77 NEG-OPEN: a read like a REQ's history, admitted by the same rules ----
+
+  /** A NEG-OPEN is a read: the REQ rate limit and in-flight query cap apply to it as to a REQ. */
+  private void admitSync(RootInbox.SyncOpen o) {
+    long ticket = nextTicket++;
+    admittingSync.put(ticket, o);
+    toPolicy.send(new PolicyInbox.AdmitReq(ticket, o.connId(), o.tenant(), o.ip(), o.subId(), List.of(o.filter()),
+        false), inbox);
+  }
+
+  private void syncAdmitted(RootInbox.ReqAdmitted a) {
+    RootInbox.SyncOpen o = admittingSync.remove(a.ticket());
+    if (a.rejection() != null) {
+      refuseSync(o, a.rejection());
+      return;
+    }
+    syncReading.put(a.ticket(), o);
+    toDatabaseQueries.send(new DatabaseInbox.SyncRead(a.ticket(), o.tenant(), o.filter(),
+        config.limits().negentropyMaxRecords()), inbox);
+  }
+
+  private void syncRead(RootInbox.SyncReadDone d) {
+    RootInbox.SyncOpen o = syncReading.remove(d.ticket());
+    if (o == null) {
+      return; // failed back already: the engine that ran it was replaced
+    }
+    toPolicy.send(new PolicyInbox.QueryDone(o.connId()), inbox);
+    if (d.error() != null) {
+      refuseSync(o, d.error());
+    } else if (d.items().tooMany()) {
+      refuseSync(o, "blocked: too many records (" + d.items().matched() + " > "
+          + config.limits().negentropyMaxRecords() + "), narrow the filter (since/until)");
+    } else {
+      toNetwork.sendOwed(new NetworkInbox.SyncItemsRead(o.connId(), o.subId(), o.session(), d.items().items(), null));
+    }
+  }
+
+  private void refuseSync(RootInbox.SyncOpen o, String message) {
+    toNetwork.sendOwed(new NetworkInbox.SyncItemsRead(o.connId(), o.subId(), o.session(), null, message));
+  }
+
   /** database-engine died with history queries on it: their REQs are CLOSED (or COUNTs refused), the clients retry. */
   private void failQueries(String message) {
     for (RootInbox.History h : querying.values()) {
       refuseReq(h, message); // policy forgets its in-flight counts (QueriesLost)
     }
     querying.clear();
+    syncReading.values().forEach(o -> refuseSync(o, message));
+    syncReading.clear();
   }
 
   private void refuseReq(RootInbox.History h, String message) {
@@ -384,5 +438,7 @@ public final class Root extends VerticleBase {
       refuseReq(h, "error: policy restarted, please retry");
     }
     admitting.clear();
+    admittingSync.values().forEach(o -> refuseSync(o, "error: policy restarted, please retry"));
+    admittingSync.clear();
   }
 }

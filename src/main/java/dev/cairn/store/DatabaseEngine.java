@@ -192,6 +192,8 @@ public final class DatabaseEngine extends Supervised {
       outboxCommands.handle(c, inbox.hold());
     } else if (msg instanceof FeedCommand f) {
       feed.handle(f, inbox.hold());
+    } else if (msg instanceof DatabaseInbox.SyncRead r) {
+      syncRead(r);
     } else if (msg instanceof DatabaseInbox.Query q) {
       Runnable release = inbox.hold();
       TenantStore store = stores.get(q.tenant());
@@ -212,6 +214,26 @@ public final class DatabaseEngine extends Supervised {
             }
           });
     }
+  }
+
+  /**
+   * NIP-77: reads a NEG-OPEN's items on the reader pool, like a REQ's history (the event loop never
+   * waits on SQLite), and builds the sorted set there too: the session gets it ready to use.
+   */
+  private void syncRead(DatabaseInbox.SyncRead r) {
+    Runnable release = inbox.hold();
+    TenantStore store = stores.get(r.tenant());
+    long now = System.currentTimeMillis() / 1000;
+    readerPool.executeBlocking(() -> store.syncItems(r.filter(), r.maxRecords(), now), false)
+        .onComplete(ar -> {
+          release.run();
+          if (ar.succeeded()) {
+            toRoot.sendOwed(new RootInbox.SyncReadDone(r.ticket(), ar.result(), null));
+          } else {
+            LOG.log(Level.WARNING, "negentropy read failed for tenant " + r.tenant(), ar.cause());
+            toRoot.sendOwed(new RootInbox.SyncReadDone(r.ticket(), null, "error: query failed"));
+          }
+        });
   }
 
   /** Starts one transaction with everything pending for the tenant, unless one is running. */

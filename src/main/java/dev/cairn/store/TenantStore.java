@@ -391,6 +391,21 @@ public final class TenantStore implements AutoCloseable {
   }
 
   /**
+   * NIP-77: the (created_at, id) items of the stored events matching {@code filter} with the same
+   * semantics as a REQ (not expired at {@code now}; deleted and replaced events are gone from the
+   * table), {@code limit} honoured when the filter has one but no default limit; at most
+   * {@code maxRecords}, else only how many matched. Thread-safe.
+   */
+  public SyncItems syncItems(Filter filter, int maxRecords, long nowEpochSeconds) {
+    FilterSql.Where w = FilterSql.where(filter, Long.MAX_VALUE, nowEpochSeconds);
+    int limit = filter.limit() == null ? -1 : filter.limit();
+    if (w == null || limit == 0) {
+      return new SyncItems(dev.cairn.nostr.negentropy.VectorStorage.builder(1).build(), 0);
+    }
+    return withReader(c -> SqliteEventReader.syncItems(c, w, limit, maxRecords));
+  }
+
+  /**
    * One step of the search indexer (on the caller's thread, not the writer's): applies up to
    * {@code maxRows} outbox rows to the NIP-50 index; true when there may be more to do now.
    */
