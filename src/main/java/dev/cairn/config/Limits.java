@@ -18,7 +18,9 @@ public record Limits(
     long createdAtLower,
     long createdAtUpper,
     long slowConsumerTimeoutMillis,
-    long maxOutboundBytes) {
+    long maxOutboundBytes,
+    /** {@code limits.query_budget}: wall time one history query may run in SQLite; 0 = no budget. */
+    long queryBudgetMillis) {
 
   static Limits from(JsonObject j) {
     return new Limits(
@@ -36,7 +38,13 @@ public record Limits(
         j.getLong("created_at_lower"),
         j.getLong("created_at_upper"),
         Durations.parse("limits.slow_consumer_timeout", j.getString("slow_consumer_timeout")).toMillis(),
-        positive("limits.max_outbound_bytes", j.getLong("max_outbound_bytes")));
+        positive("limits.max_outbound_bytes", j.getLong("max_outbound_bytes")),
+        Durations.parse("limits.query_budget", j.getString("query_budget")).toMillis());
+  }
+
+  /** The query budget as the config spells durations ({@code 3s}, {@code 250ms}), for client messages. */
+  public String queryBudgetText() {
+    return queryBudgetMillis % 1000 == 0 ? queryBudgetMillis / 1000 + "s" : queryBudgetMillis + "ms";
   }
 
   private static long positive(String key, Long v) {
