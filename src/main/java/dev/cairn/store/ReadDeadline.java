@@ -14,7 +14,10 @@ import org.sqlite.ProgressHandler;
  * <p>One per reader connection, used by the one thread that holds the connection.
  */
 final class ReadDeadline extends ProgressHandler {
-  /** About 0.1 ms of VM work between checks: cheap next to the query, fine enough for a budget in ms. */
+  /**
+   * Roughly 0.1 to 0.5 ms of VM work between checks: the callback is cheap next to that, and fine enough
+   * for a budget in ms. A single long step (sorting a large temp b-tree) can overshoot the budget by its length.
+   */
   static final int VM_STEPS = 10_000;
 
   private final Connection connection;
