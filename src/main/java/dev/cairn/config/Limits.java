@@ -23,7 +23,9 @@ public record Limits(
     int negentropyMaxRecords,
     long negentropyMaxRecordsTotal,
     long negentropyIdleTimeoutMillis,
-    int negentropyFrameSizeLimit) {
+    int negentropyFrameSizeLimit,
+    /** {@code limits.query_budget}: wall time one history query may run in SQLite; 0 = no budget. */
+    long queryBudgetMillis) {
 
   static Limits from(JsonObject j) {
     return new Limits(
@@ -48,7 +50,8 @@ public record Limits(
         positive("limits.negentropy_max_records_total", j.getLong("negentropy_max_records_total")),
         Durations.parse("limits.negentropy_idle_timeout", j.getString("negentropy_idle_timeout")).toMillis(),
         // the reference refuses frame size limits under 4096 bytes (200 of them are headroom)
-        atLeast("limits.negentropy_frame_size_limit", j.getInteger("negentropy_frame_size_limit"), 4096));
+        atLeast("limits.negentropy_frame_size_limit", j.getInteger("negentropy_frame_size_limit"), 4096),
+        Durations.parse("limits.query_budget", j.getString("query_budget")).toMillis());
   }
 
   private static int atLeast(String key, Integer v, int min) {
@@ -56,6 +59,11 @@ public record Limits(
       throw new ConfigException(key + " must be at least " + min + ", got " + v);
     }
     return v;
+  }
+
+  /** The query budget as the config spells durations ({@code 3s}, {@code 250ms}), for client messages. */
+  public String queryBudgetText() {
+    return queryBudgetMillis % 1000 == 0 ? queryBudgetMillis / 1000 + "s" : queryBudgetMillis + "ms";
   }
 
   private static long positive(String key, Long v) {

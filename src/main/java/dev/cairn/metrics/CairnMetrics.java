@@ -58,6 +58,11 @@ public final class CairnMetrics implements ChannelMetrics {
     meters.counter("cairn_slow_consumer_closed_total", "kind", kind).increment();
   }
 
+  /** A REQ or COUNT stopped by {@code limits.query_budget}. */
+  public void queryBudgetExceeded(String tenant) {
+    meters.counter("cairn_query_budget_exceeded_total", "tenant", tenant).increment();
+  }
+
   @Override
   public void channelFull(String channel) {
     meters.counter("cairn_channel_full_total", "channel", channel).increment();

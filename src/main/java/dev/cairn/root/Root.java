@@ -187,7 +187,9 @@ public final class Root extends VerticleBase {
         config.storeReaders(), config.storeWriters(), config.maxBatch(), config.limits().defaultLimit(), config.limits().maxLimit(),
         crashReporter("database-engine")).withFeed(feedSettings, feedMetrics).withOutboxGauge(outboxPending)
         .expirySweepEvery(Durations.parse("store.expiry_sweep_interval",
-            config.raw().getJsonObject("store").getString("expiry_sweep_interval", "60s")).toMillis());
+            config.raw().getJsonObject("store").getString("expiry_sweep_interval", "60s")).toMillis())
+        .withQueryBudget(config.limits().queryBudgetMillis(), config.limits().queryBudgetText(),
+            metrics::queryBudgetExceeded);
   }
 
   private Policy policy() {
