@@ -540,7 +540,7 @@ final class Listener extends Supervised {
     s.ws.close(code, reason.length() > 120 ? reason.substring(0, 120) : reason);
     s.hardCloseTimer = vertx.setTimer(CLOSE_GRACE_MS, id -> {
       s.hardCloseTimer = -1;
-      s.out.channel().close();
+      HardClose.now(s.out.channel()); // the client did not complete the close handshake in time
     });
   }
 }
