@@ -42,15 +42,15 @@ class CrashHarnessIT {
       RoundResult result;
       try {
         CrashRound.Outcome o = round.run();
-        result = new RoundChecks(round, o.witness(), o.recovery()).verify(round, (System.nanoTime() - t0) / 1_000_000);
+        result = new RoundChecks(round, o.witness(), o.atKill(), o.recovery()).verify(round, (System.nanoTime() - t0) / 1_000_000);
       } catch (Throwable e) {
         // the data directory and the relay's log stay for the post-mortem
         print(report, "round " + n + "/" + rounds + " seed " + roundSeed + " FAILED, data and relay.log kept in " + dir
             + ": " + e);
         throw e;
       }
-      print(report, "round " + n + "/" + rounds + " seed " + roundSeed + " kill at +" + round.killDelayMs + " ms, "
-          + result.elapsedMs() + " ms: " + result.counts());
+      print(report, "round " + n + "/" + rounds + " seed " + roundSeed + ", " + result.elapsedMs() + " ms ("
+          + round.phases() + "): " + result.counts());
       total = total.plus(result);
       delete(dir);
     }

@@ -36,6 +36,10 @@ final class CrashRound {
   final Path dir;
   long killDelayMs;
   long killedPid;
+  /** Phase times, ms: first start to ready; restart to ready (recovery after the kill); restart to drained and read back. */
+  long startMs;
+  long restartMs;
+  long drainMs;
 
   CrashRound(int number, long seed, Path dir) {
     this.number = number;
@@ -43,7 +47,7 @@ final class CrashRound {
     this.dir = dir;
   }
 
-  record Outcome(Witness witness, Recovery recovery) {}
+  record Outcome(Witness witness, AtKill atKill, Recovery recovery) {}
 
   Outcome run() throws Exception {
     Random random = new Random(seed);
@@ -54,12 +58,20 @@ final class CrashRound {
     try (UpstreamRecorder upstream = new UpstreamRecorder()) {
       Path config = writeConfig(upstream.url());
       Witness witness;
+      long t0 = System.nanoTime();
       try (RelayProcess doomed = RelayProcess.start(config, data, port, log)) {
+        startMs = msSince(t0);
         witness = loadAndKill(doomed, port); // close() is only for a failure before the kill
       }
       upstream.nextLifetime();
+      StoreProbe left = new StoreProbe(data, "default").copyTo(dir.resolve("at-kill"));
+      AtKill atKill = new AtKill(left.outbox(), left.openForwardClaims());
+      long t1 = System.nanoTime();
       try (RelayProcess relay = RelayProcess.start(config, data, port, log)) {
-        return new Outcome(witness, recover(relay, witness, new StoreProbe(data, "default"), upstream));
+        restartMs = msSince(t1);
+        Recovery recovery = recover(relay, witness, new StoreProbe(data, "default"), upstream);
+        drainMs = msSince(t1);
+        return new Outcome(witness, atKill, recovery);
       }
     }
   }
@@ -158,6 +170,16 @@ final class CrashRound {
       o = probe.outbox();
     }
     return o;
+  }
+
+  private static long msSince(long t0) {
+    return (System.nanoTime() - t0) / 1_000_000;
+  }
+
+  /** Where the round's time went (the restart is the recovery time after a kill -9). */
+  String phases() {
+    return "start " + startMs + " ms, kill " + killDelayMs + " ms after " + MIN_ACCEPTED + " OKs, restart ready in "
+        + restartMs + " ms, drained and read back in " + drainMs + " ms";
   }
 
   private static int freePort() throws Exception {

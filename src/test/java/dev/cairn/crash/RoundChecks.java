@@ -24,12 +24,14 @@ import java.util.TreeMap;
 final class RoundChecks {
   private final String where;
   private final Witness w;
+  private final AtKill k;
   private final Recovery r;
 
-  RoundChecks(CrashRound round, Witness w, Recovery r) {
+  RoundChecks(CrashRound round, Witness w, AtKill k, Recovery r) {
     this.where = "round " + round.number + " (seed " + round.seed + ", kill " + round.killDelayMs + " ms into the load, pid "
         + round.killedPid + "): ";
     this.w = w;
+    this.k = k;
     this.r = r;
   }
 
@@ -57,7 +59,8 @@ final class RoundChecks {
     Set<String> unanswered = minus(storedFrames.keySet(), w.accepted());
     return new RoundResult(round.number, round.seed, round.killDelayMs, w.sent().size(), w.accepted().size(),
         unanswered.size(), r.outbox().storedRows(), replay.size(), r.outbox().storedRows() + r.outbox().deletedRows(),
-        dataFrames(w.feed(), "the live feed").size(), resumed, live.size(), reforwarded, elapsedMs);
+        k.outbox().notDone(), dataFrames(w.feed(), "the live feed").size(), resumed, live.size(), reforwarded,
+        k.openForwardClaims().size(), elapsedMs);
   }
 
   /** Every OK'd event is stored: by id, or, for a replaceable version, superseded by a newer stored one. */
@@ -129,6 +132,7 @@ final class RoundChecks {
     Set<String> unexpected = minus(r.effects(), stored);
     assertTrue(unexpected.isEmpty(), where + "forwarded events that were never stored: " + first(unexpected));
     List<String> twiceInOneLife = new ArrayList<>();
+    List<String> againThoughDone = new ArrayList<>();
     long across = 0;
     for (Map.Entry<String, int[]> e : r.deliveries().entrySet()) {
       int[] n = e.getValue();
@@ -137,9 +141,15 @@ final class RoundChecks {
       }
       if (n[0] == 1 && n[1] == 1) {
         across++;
+        if (!k.openForwardClaims().contains(e.getKey())) {
+          againThoughDone.add(e.getKey());
+        }
       }
     }
     assertTrue(twiceInOneLife.isEmpty(), where + "forward ran twice in one process lifetime for " + first(twiceInOneLife));
+    // the ledger's promise: a run marked done is never repeated, so a re-run needs a claim left open by the kill
+    assertTrue(againThoughDone.isEmpty(), where + "forwarded again after the restart although the ledger had no"
+        + " open claim for them at the kill: " + first(againThoughDone));
     return across;
   }
 

@@ -41,6 +41,7 @@ class RoundChecksTest {
     Set<String> found = new HashSet<>(Set.of("a", "b", "r2"));
     StoreProbe.Outbox outbox = new StoreProbe.Outbox(3, 1, 4, 1, 0, 0, 0, 0, 5, 0);
     Set<String> effects = new HashSet<>(Set.of("a", "b", "r1", "r2"));
+    Set<String> openAtKill = new HashSet<>(Set.of("a"));
     Map<String, int[]> deliveries = new HashMap<>(Map.of("a", new int[] {1, 0}, "b", new int[] {0, 1},
         "r1", new int[] {1, 0}, "r2", new int[] {0, 1}));
 
@@ -49,7 +50,8 @@ class RoundChecksTest {
       Recovery r = new Recovery(found, Map.of(P, note("r2", Publisher.REPLACEABLE_KIND)), replay, resumed, outbox, 3,
           effects, deliveries);
       CrashRound round = new CrashRound(1, 42, Path.of("unused"));
-      return new RoundChecks(round, w, r).verify(round, 0);
+      AtKill k = new AtKill(new StoreProbe.Outbox(2, 0, 2, 0, 2, 0, 0, 0, 0, 1), openAtKill);
+      return new RoundChecks(round, w, k, r).verify(round, 0);
     }
   }
 
@@ -118,6 +120,7 @@ class RoundChecksTest {
     fails("a forward ledger row missing", r -> r.outbox = new StoreProbe.Outbox(3, 1, 4, 1, 0, 0, 0, 0, 4, 0));
     fails("a stored event never forwarded", r -> r.effects.remove("r1"));
     fails("a forward run twice in one lifetime", r -> r.deliveries.put("b", new int[] {0, 2}));
+    fails("a forward run again although its ledger row was done at the kill", r -> r.deliveries.put("r1", new int[] {1, 1}));
     fails("a live event that was not stored", r -> r.live.add("ghost"));
     fails("an OK false under plain load", r -> r.refused.put("x", "error: something"));
   }

@@ -9,30 +9,34 @@ package dev.cairn.crash;
  * @param stored events the store ever held (still stored or replaced), = EventStored rows
  * @param feedFrames stored + deleted frames replayed from cursor 0
  * @param delivered outbox rows done after the drain (EventStored + EventDeleted)
+ * @param pendingAtKill of those, the ones not done when the relay was killed (delivered by the restart)
  * @param seenBeforeKill feed frames the live SSE consumer got before the kill
  * @param resumed feed frames it got when resuming from its cursor
  * @param liveEvents events the REQ subscriber got live before the kill
  * @param reforwarded events the forward handler ran for again after the restart (effect done, ledger mark lost)
+ * @param openClaimsAtKill forward ledger claims open at the kill (the bound on {@code reforwarded})
  */
 record RoundResult(int round, long seed, long killDelayMs, long sent, long accepted, long committedUnanswered,
-    long stored, long feedFrames, long delivered, long seenBeforeKill, long resumed, long liveEvents,
-    long reforwarded, long elapsedMs) {
+    long stored, long feedFrames, long delivered, long pendingAtKill, long seenBeforeKill, long resumed,
+    long liveEvents, long reforwarded, long openClaimsAtKill, long elapsedMs) {
 
   static RoundResult zero() {
-    return new RoundResult(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+    return new RoundResult(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
   }
 
   RoundResult plus(RoundResult r) {
     return new RoundResult(round + 1, seed, killDelayMs + r.killDelayMs, sent + r.sent, accepted + r.accepted,
         committedUnanswered + r.committedUnanswered, stored + r.stored, feedFrames + r.feedFrames,
-        delivered + r.delivered, seenBeforeKill + r.seenBeforeKill, resumed + r.resumed, liveEvents + r.liveEvents,
-        reforwarded + r.reforwarded, elapsedMs + r.elapsedMs);
+        delivered + r.delivered, pendingAtKill + r.pendingAtKill, seenBeforeKill + r.seenBeforeKill,
+        resumed + r.resumed, liveEvents + r.liveEvents, reforwarded + r.reforwarded,
+        openClaimsAtKill + r.openClaimsAtKill, elapsedMs + r.elapsedMs);
   }
 
   String counts() {
     return "sent " + sent + ", OK'd " + accepted + ", stored " + stored + " (" + committedUnanswered
-        + " without their OK), feed frames " + feedFrames + ", outbox delivered " + delivered + ", SSE "
-        + seenBeforeKill + " before the kill + " + resumed + " resumed, live REQ " + liveEvents
-        + ", forwarded again after the restart " + reforwarded;
+        + " without their OK), feed frames " + feedFrames + ", outbox delivered " + delivered + " (" + pendingAtKill
+        + " pending at the kill), SSE " + seenBeforeKill + " before the kill + " + resumed + " resumed, live REQ "
+        + liveEvents + ", forwarded again after the restart " + reforwarded + " (forward claims open at the kill "
+        + openClaimsAtKill + ")";
   }
 }

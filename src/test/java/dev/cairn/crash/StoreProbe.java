@@ -1,12 +1,17 @@
 package dev.cairn.crash;
 
 import dev.cairn.store.TenantStore;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.HashSet;
+import java.util.Set;
 
 /**
  * Reads a tenant's SQLite file (read-only, beside the running relay: WAL lets it) for what no
@@ -17,6 +22,27 @@ final class StoreProbe {
 
   StoreProbe(Path dataDir, String tenant) {
     this.db = dataDir.resolve("tenants").resolve(tenant + ".db");
+  }
+
+  /**
+   * A probe on a copy of the tenant's files (the DB and its WAL) as a killed relay left them. Reading
+   * the originals could checkpoint the WAL when the connection closes and spare the restarted relay
+   * the recovery this harness is there to test.
+   */
+  StoreProbe copyTo(Path dir) throws IOException {
+    Files.createDirectories(dir);
+    Path copy = dir.resolve(db.getFileName());
+    for (String suffix : new String[] {"", "-wal"}) {
+      Path from = Path.of(db + suffix);
+      if (Files.exists(from)) {
+        Files.copy(from, Path.of(copy + suffix), StandardCopyOption.REPLACE_EXISTING);
+      }
+    }
+    return new StoreProbe(copy);
+  }
+
+  private StoreProbe(Path db) {
+    this.db = db;
   }
 
   /** The outbox's state, read in one snapshot per file. */
@@ -43,6 +69,25 @@ final class StoreProbe {
           count(c, "SELECT COUNT(*) FROM processed_events WHERE handler = 'forward' AND status <> 'done'"));
       c.rollback();
       return o;
+    }
+  }
+
+  /**
+   * Nostr ids of the stored events whose {@code forward} ledger claim is open (in progress, not done):
+   * read right after the kill, the only events the restarted relay may forward a second time.
+   */
+  Set<String> openForwardClaims() throws SQLException {
+    try (Connection c = open(db); Statement st = c.createStatement();
+        ResultSet rs = st.executeQuery("SELECT CASE WHEN e.id IS NOT NULL THEN lower(hex(e.id)) ELSE json_extract(CAST(r.json AS TEXT), '$.id') END"
+            // (hex(NULL) is '', not NULL: a replaced event's id comes from removed_events)
+            + " FROM processed_events p JOIN event_queue q ON q.event_id = p.event_id AND q.type = 'EventStored'"
+            + " LEFT JOIN events e ON e.seq = q.stored_seq LEFT JOIN removed_events r ON r.seq = q.stored_seq"
+            + " WHERE p.handler = 'forward' AND p.status <> 'done'")) {
+      Set<String> ids = new HashSet<>();
+      while (rs.next()) {
+        ids.add(rs.getString(1));
+      }
+      return ids;
     }
   }
 
