@@ -5,6 +5,8 @@
 #
 #   scripts/crash-harness.sh [rounds]        CRASH_SEED=<n> to replay the kill moments of a run
 #   MVN_FLAGS=-o scripts/crash-harness.sh    extra Maven flags (e.g. offline)
+#   CRASH_BACKEND=db|nats|both               outbox backend of the rounds (default db; nats and both need
+#                                            JetStream at 127.0.0.1:4222, and a nats round takes ~75 s)
 #
 # Builds the jar first when it is missing or older than the sources. Prints the per-round counts and
 # the summary line; exits non-zero when a round failed (its data directory is kept, see the output).
@@ -22,7 +24,7 @@ rm -f "$report"
 status=0
 mvn -B -ntp "${mvn_flags[@]}" test-compile failsafe:integration-test failsafe:verify \
   -Dit.test=CrashHarnessIT -Dgroups=crash -Dcrash.rounds="$rounds" -Dcrash.report="$report" \
-  ${CRASH_SEED:+-Dcrash.seed="$CRASH_SEED"} > target/crash-harness-mvn.log 2>&1 || status=$?
+  ${CRASH_SEED:+-Dcrash.seed="$CRASH_SEED"} ${CRASH_BACKEND:+-Dcrash.backend="$CRASH_BACKEND"} > target/crash-harness-mvn.log 2>&1 || status=$?
 if [ -f "$report" ]; then
   cat "$report"
 fi

@@ -26,18 +26,21 @@ class CrashHarnessIT {
   @Test
   void killNineUnderLoadLosesNothingAndDoublesNothing() throws Exception {
     int rounds = Integer.getInteger("crash.rounds", 3);
+    // db (the default backend, the CI form); nats; or both, alternating (even rounds on nats)
+    String backends = System.getProperty("crash.backend", "db");
     long seed = Long.getLong("crash.seed", new Random().nextLong());
     Path report = Path.of(System.getProperty("crash.report", "target/crash-harness.txt"));
     Files.createDirectories(report.toAbsolutePath().getParent());
     Files.writeString(report, "");
-    print(report, "crash harness: " + rounds + " rounds, seed " + seed + " (-Dcrash.seed=" + seed + " to replay the kill"
+    print(report, "crash harness: " + rounds + " rounds on " + backends + ", seed " + seed + " (-Dcrash.seed=" + seed + " to replay the kill"
         + " moments), jar " + RelayProcess.jar().toAbsolutePath());
     Random seeds = new Random(seed);
     RoundResult total = RoundResult.zero();
     for (int n = 1; n <= rounds; n++) {
       long roundSeed = seeds.nextLong();
       Path dir = Files.createTempDirectory("cairn-crash-r" + n + "-");
-      CrashRound round = new CrashRound(n, roundSeed, dir);
+      String backend = backends.equals("both") ? (n % 2 == 0 ? "nats" : "db") : backends;
+      CrashRound round = new CrashRound(n, roundSeed, dir, backend);
       long t0 = System.nanoTime();
       RoundResult result;
       try {
@@ -45,16 +48,16 @@ class CrashHarnessIT {
         result = new RoundChecks(round, o.witness(), o.atKill(), o.recovery()).verify(round, (System.nanoTime() - t0) / 1_000_000);
       } catch (Throwable e) {
         // the data directory and the relay's log stay for the post-mortem
-        print(report, "round " + n + "/" + rounds + " seed " + roundSeed + " FAILED, data and relay.log kept in " + dir
+        print(report, "round " + n + "/" + rounds + " " + backend + " seed " + roundSeed + " FAILED, data and relay.log kept in " + dir
             + ": " + e);
         throw e;
       }
-      print(report, "round " + n + "/" + rounds + " seed " + roundSeed + ", " + result.elapsedMs() + " ms ("
+      print(report, "round " + n + "/" + rounds + " " + backend + " seed " + roundSeed + ", " + result.elapsedMs() + " ms ("
           + round.phases() + "): " + result.counts());
       total = total.plus(result);
       delete(dir);
     }
-    print(report, "crash harness summary: " + rounds + " rounds, seed " + seed + ", " + total.elapsedMs() / 1000 + " s: "
+    print(report, "crash harness summary: " + rounds + " rounds on " + backends + ", seed " + seed + ", " + total.elapsedMs() / 1000 + " s: "
         + total.counts() + "; lost 0, doubled within a lifetime 0, SSE gaps 0, SSE duplicates 0");
   }
 

@@ -29,11 +29,15 @@ final class CrashRound {
   /** The kill comes up to this long after that. */
   static final int KILL_WINDOW_MS = 2500;
   private static final int DRAIN_WITHIN_S = 90;
+  /** JetStream redelivers what the killed process had not acked only after the consumer's ack_wait, 60 s. */
+  private static final int DRAIN_WITHIN_S_NATS = 150;
   private static final int IDS_PER_REQ = 200;
 
   final int number;
   final long seed;
   final Path dir;
+  /** {@code outbox.backend}: db, or nats (handlers consume from the round's own JetStream stream). */
+  final String backend;
   long killDelayMs;
   long killedPid;
   /** Phase times, ms: first start to ready; restart to ready (recovery after the kill); restart to drained and read back. */
@@ -41,7 +45,11 @@ final class CrashRound {
   long restartMs;
   long drainMs;
 
-  CrashRound(int number, long seed, Path dir) {
+  CrashRound(int number, long seed, Path dir, String backend) {
+    if (!backend.equals("db") && !backend.equals("nats")) {
+      throw new IllegalArgumentException("crash round backend: db or nats, not " + backend);
+    }
+    this.backend = backend;
     this.number = number;
     this.seed = seed;
     this.dir = dir;
@@ -55,8 +63,9 @@ final class CrashRound {
     Path data = Files.createDirectories(dir.resolve("data"));
     Path log = dir.resolve("relay.log");
     int port = freePort();
-    try (UpstreamRecorder upstream = new UpstreamRecorder()) {
-      Path config = writeConfig(upstream.url());
+    try (UpstreamRecorder upstream = new UpstreamRecorder();
+        NatsStream nats = backend.equals("nats") ? new NatsStream() : null) {
+      Path config = writeConfig(upstream.url(), nats);
       Witness witness;
       long t0 = System.nanoTime();
       try (RelayProcess doomed = RelayProcess.start(config, data, port, log)) {
@@ -80,10 +89,14 @@ final class CrashRound {
    * Fast leases: the killed process's row and ledger claims are taken over seconds after the restart
    * instead of 10 and 30 minutes, so a round drains quickly. They stay well above one handler run here.
    */
-  private Path writeConfig(String upstreamUrl) throws Exception {
+  private Path writeConfig(String upstreamUrl, NatsStream nats) throws Exception {
     Path config = dir.resolve("cairn.json");
-    Files.writeString(config, new JsonObject()
-        .put("outbox", new JsonObject().put("backend", "db").put("claim_lease", "4s").put("ledger_lease", "4s"))
+    JsonObject c = new JsonObject();
+    if (nats != null) {
+      c.put("nats", nats.config());
+    }
+    Files.writeString(config, c
+        .put("outbox", new JsonObject().put("backend", backend).put("claim_lease", "4s").put("ledger_lease", "4s"))
         .put("forward", new JsonObject().put("relays", new JsonArray().add(upstreamUrl)))
         .put("tenants", new JsonArray().add(new JsonObject().put("id", "default")
             .put("sse", new JsonObject().put("tokens", new JsonArray().add(FeedConsumer.TOKEN)))))
@@ -159,12 +172,13 @@ final class CrashRound {
 
   /** Waits until every outbox row is done, no forward ledger claim is open and the search index caught up. */
   private StoreProbe.Outbox drain(StoreProbe probe) throws Exception {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(DRAIN_WITHIN_S);
+    int within = backend.equals("nats") ? DRAIN_WITHIN_S_NATS : DRAIN_WITHIN_S;
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(within);
     StoreProbe.Outbox o = probe.outbox();
     while (o.notDone() > 0 || o.forwardInProgress() > 0 || !probe.searchCaughtUp()) {
       if (System.nanoTime() > deadline) {
-        throw new AssertionError("round " + number + " (seed " + seed + "): outbox not drained within "
-            + DRAIN_WITHIN_S + " s after the restart: " + o);
+        throw new AssertionError("round " + number + " (seed " + seed + ", " + backend + "): outbox not drained within "
+            + within + " s after the restart: " + o);
       }
       Thread.sleep(200);
       o = probe.outbox();

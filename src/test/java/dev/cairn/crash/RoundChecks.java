@@ -28,7 +28,7 @@ final class RoundChecks {
   private final Recovery r;
 
   RoundChecks(CrashRound round, Witness w, AtKill k, Recovery r) {
-    this.where = "round " + round.number + " (seed " + round.seed + ", kill " + round.killDelayMs + " ms into the load, pid "
+    this.where = "round " + round.number + " (seed " + round.seed + ", " + round.backend + " backend, kill " + round.killDelayMs + " ms into the load, pid "
         + round.killedPid + "): ";
     this.w = w;
     this.k = k;

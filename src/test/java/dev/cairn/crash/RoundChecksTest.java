@@ -49,7 +49,7 @@ class RoundChecksTest {
       Witness w = new Witness(sent, accepted, refused, Map.of(P, List.of("r1", "r2")), live, before, before.get(before.size() - 1).id());
       Recovery r = new Recovery(found, Map.of(P, note("r2", Publisher.REPLACEABLE_KIND)), replay, resumed, outbox, 3,
           effects, deliveries);
-      CrashRound round = new CrashRound(1, 42, Path.of("unused"));
+      CrashRound round = new CrashRound(1, 42, Path.of("unused"), "db");
       AtKill k = new AtKill(new StoreProbe.Outbox(2, 0, 2, 0, 2, 0, 0, 0, 0, 1), openAtKill);
       return new RoundChecks(round, w, k, r).verify(round, 0);
     }
