@@ -86,8 +86,11 @@ final class CrashRound {
   }
 
   /**
-   * Fast leases: the killed process's row and ledger claims are taken over seconds after the restart
-   * instead of 10 and 30 minutes, so a round drains quickly. They stay well above one handler run here.
+   * Short leases: the killed process's row and ledger claims are taken over seconds after the restart
+   * instead of 10 and 30 minutes, so a round drains quickly. The ledger lease stays above the longest a
+   * live forward run can take here (the upstream answers at once; the forward OK timeout is 10 s, and a
+   * busy writer lane delays the done mark by a few seconds at most): a takeover while the first run
+   * is still going would be a double run caused by this config, not by the crash.
    */
   private Path writeConfig(String upstreamUrl, NatsStream nats) throws Exception {
     Path config = dir.resolve("cairn.json");
@@ -96,7 +99,7 @@ final class CrashRound {
       c.put("nats", nats.config());
     }
     Files.writeString(config, c
-        .put("outbox", new JsonObject().put("backend", backend).put("claim_lease", "4s").put("ledger_lease", "4s"))
+        .put("outbox", new JsonObject().put("backend", backend).put("claim_lease", "5s").put("ledger_lease", "8s"))
         .put("forward", new JsonObject().put("relays", new JsonArray().add(upstreamUrl)))
         .put("tenants", new JsonArray().add(new JsonObject().put("id", "default")
             .put("sse", new JsonObject().put("tokens", new JsonArray().add(FeedConsumer.TOKEN)))))
