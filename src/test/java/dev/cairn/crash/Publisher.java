@@ -38,6 +38,8 @@ final class Publisher {
   private final long baseSecond;
   private final Map<String, JsonObject> sent = new ConcurrentHashMap<>();
   private final Set<String> accepted = ConcurrentHashMap.newKeySet();
+  /** OK true "duplicate: ...": the relay already had it, or (a replaceable version) a newer one. */
+  private final Set<String> duplicates = ConcurrentHashMap.newKeySet();
   /** id -> OK false message. */
   private final Map<String, String> refused = new ConcurrentHashMap<>();
   private final Thread thread;
@@ -71,6 +73,9 @@ final class Publisher {
     }
     if (a.getBoolean(2)) {
       accepted.add(a.getString(1));
+      if (a.size() > 3 && a.getString(3).startsWith("duplicate:")) {
+        duplicates.add(a.getString(1));
+      }
     } else {
       refused.put(a.getString(1), a.size() > 3 ? a.getString(3) : "");
     }
@@ -113,6 +118,10 @@ final class Publisher {
 
   Set<String> accepted() {
     return Set.copyOf(accepted);
+  }
+
+  Set<String> duplicates() {
+    return Set.copyOf(duplicates);
   }
 
   Map<String, String> refused() {

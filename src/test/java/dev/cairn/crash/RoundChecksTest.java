@@ -32,6 +32,7 @@ class RoundChecksTest {
         "a", note("a", 1), "b", note("b", 1), "r1", note("r1", Publisher.REPLACEABLE_KIND),
         "r2", note("r2", Publisher.REPLACEABLE_KIND)));
     Set<String> accepted = new HashSet<>(Set.of("a", "b", "r1", "r2"));
+    Set<String> duplicates = new HashSet<>();
     Map<String, String> refused = new HashMap<>();
     Set<String> live = new HashSet<>(Set.of("a", "r1"));
     List<Frame> before = new ArrayList<>(List.of(reset(0), heartbeat(0), stored(1, "a"), stored(2, "r1")));
@@ -46,7 +47,7 @@ class RoundChecksTest {
         "r1", new int[] {1, 0}, "r2", new int[] {0, 1}));
 
     RoundResult verify() {
-      Witness w = new Witness(sent, accepted, refused, Map.of(P, List.of("r1", "r2")), live, before, before.get(before.size() - 1).id());
+      Witness w = new Witness(sent, accepted, duplicates, refused, Map.of(P, List.of("r1", "r2")), live, before, before.get(before.size() - 1).id());
       Recovery r = new Recovery(found, Map.of(P, note("r2", Publisher.REPLACEABLE_KIND)), replay, resumed, outbox, 3,
           effects, deliveries);
       CrashRound round = new CrashRound(1, 42, Path.of("unused"), "db");
@@ -56,7 +57,7 @@ class RoundChecksTest {
   }
 
   private static JsonObject note(String id, int kind) {
-    return new JsonObject().put("id", id).put("kind", kind).put("created_at", 1);
+    return new JsonObject().put("id", id).put("pubkey", P).put("kind", kind).put("created_at", 1);
   }
 
   private static Frame stored(long seq, String id) {
@@ -99,6 +100,21 @@ class RoundChecksTest {
   }
 
   @Test
+  void anOlderVersionAnsweredDuplicateAfterTheNewerOneIsNotLost() {
+    Round r = new Round();
+    // r1 reached the store after r2: answered duplicate:, never stored, so no frame and no outbox row
+    r.duplicates.add("r1");
+    r.live = new HashSet<>(Set.of("a"));
+    r.before = new ArrayList<>(List.of(reset(0), heartbeat(0), stored(1, "a")));
+    r.replay = new ArrayList<>(List.of(stored(1, "a"), stored(2, "r2"), stored(3, "b"), heartbeat(3)));
+    r.resumed = new ArrayList<>(List.of(stored(2, "r2"), stored(3, "b"), heartbeat(3)));
+    r.outbox = new StoreProbe.Outbox(3, 0, 3, 0, 0, 0, 0, 0, 3, 0);
+    r.effects = new HashSet<>(Set.of("a", "b", "r2"));
+    r.deliveries.remove("r1");
+    assertEquals(1, r.verify().olderVersions());
+  }
+
+  @Test
   void eachBreachFails() {
     fails("an OK'd event not stored", r -> r.found.remove("b"));
     fails("an OK'd event missing from the feed", r -> {
@@ -123,5 +139,10 @@ class RoundChecksTest {
     fails("a forward run again although its ledger row was done at the kill", r -> r.deliveries.put("r1", new int[] {1, 1}));
     fails("a live event that was not stored", r -> r.live.add("ghost"));
     fails("an OK false under plain load", r -> r.refused.put("x", "error: something"));
+    fails("a note answered duplicate:", r -> r.duplicates.add("a"));
+    fails("an older version answered duplicate: while no newer one is stored", r -> {
+      r.duplicates.add("r2");
+      r.found.remove("r2");
+    });
   }
 }

@@ -15,13 +15,14 @@ package dev.cairn.crash;
  * @param liveEvents events the REQ subscriber got live before the kill
  * @param reforwarded events the forward handler ran for again after the restart (effect done, ledger mark lost)
  * @param openClaimsAtKill forward ledger claims open at the kill (the bound on {@code reforwarded})
+ * @param olderVersions OK'd replaceable versions answered {@code duplicate:}, a newer one having been stored first
  */
 record RoundResult(int round, long seed, long killDelayMs, long sent, long accepted, long committedUnanswered,
     long stored, long feedFrames, long delivered, long pendingAtKill, long seenBeforeKill, long resumed,
-    long liveEvents, long reforwarded, long openClaimsAtKill, long elapsedMs) {
+    long liveEvents, long reforwarded, long openClaimsAtKill, long olderVersions, long elapsedMs) {
 
   static RoundResult zero() {
-    return new RoundResult(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+    return new RoundResult(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
   }
 
   RoundResult plus(RoundResult r) {
@@ -29,11 +30,12 @@ record RoundResult(int round, long seed, long killDelayMs, long sent, long accep
         committedUnanswered + r.committedUnanswered, stored + r.stored, feedFrames + r.feedFrames,
         delivered + r.delivered, pendingAtKill + r.pendingAtKill, seenBeforeKill + r.seenBeforeKill,
         resumed + r.resumed, liveEvents + r.liveEvents, reforwarded + r.reforwarded,
-        openClaimsAtKill + r.openClaimsAtKill, elapsedMs + r.elapsedMs);
+        openClaimsAtKill + r.openClaimsAtKill, olderVersions + r.olderVersions, elapsedMs + r.elapsedMs);
   }
 
   String counts() {
-    return "sent " + sent + ", OK'd " + accepted + ", stored " + stored + " (" + committedUnanswered
+    return "sent " + sent + ", OK'd " + accepted + " (" + olderVersions + " as duplicate: of a newer version stored first)"
+        + ", stored " + stored + " (" + committedUnanswered
         + " without their OK), feed frames " + feedFrames + ", outbox delivered " + delivered + " (" + pendingAtKill
         + " pending at the kill), SSE " + seenBeforeKill + " before the kill + " + resumed + " resumed, live REQ "
         + liveEvents + ", forwarded again after the restart " + reforwarded + " (forward claims open at the kill "

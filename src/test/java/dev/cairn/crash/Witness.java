@@ -14,31 +14,34 @@ import java.util.Set;
  *
  * @param sent every event written to a socket, by id (OK'd or not)
  * @param accepted ids answered {@code OK true}
+ * @param duplicates of those, the ones answered {@code OK true "duplicate: ..."}
  * @param refused ids answered {@code OK false}, with the message
  * @param replaceables per publisher pubkey, the ids of its replaceable versions in the order sent
  * @param live ids pushed to the REQ subscriber
  * @param feed every SSE frame, in order, from the initial reset on
  * @param cursor the feed consumer's last processed {@code id:}, what it resumes from
  */
-record Witness(Map<String, JsonObject> sent, Set<String> accepted, Map<String, String> refused,
+record Witness(Map<String, JsonObject> sent, Set<String> accepted, Set<String> duplicates, Map<String, String> refused,
     Map<String, List<String>> replaceables, Set<String> live, List<Frame> feed, String cursor) {
 
   static Witness of(List<Publisher> publishers, LiveSubscriber live, FeedConsumer consumer, List<Frame> feed) {
     Map<String, JsonObject> sent = new HashMap<>();
     Set<String> accepted = new HashSet<>();
+    Set<String> duplicates = new HashSet<>();
     Map<String, String> refused = new HashMap<>();
     Map<String, List<String>> replaceables = new HashMap<>();
     for (Publisher p : publishers) {
       Map<String, JsonObject> mine = p.sent();
       sent.putAll(mine);
       accepted.addAll(p.accepted());
+      duplicates.addAll(p.duplicates());
       refused.putAll(p.refused());
       replaceables.put(p.pubkey(), mine.values().stream()
           .filter(e -> e.getInteger("kind") == Publisher.REPLACEABLE_KIND)
           .sorted((a, b) -> Long.compare(a.getLong("created_at"), b.getLong("created_at")))
           .map(e -> e.getString("id")).toList());
     }
-    return new Witness(Map.copyOf(sent), Set.copyOf(accepted), Map.copyOf(refused), Map.copyOf(replaceables),
+    return new Witness(Map.copyOf(sent), Set.copyOf(accepted), Set.copyOf(duplicates), Map.copyOf(refused), Map.copyOf(replaceables),
         live.seen(), feed, consumer.cursor());
   }
 
