@@ -173,12 +173,18 @@ final class CrashRound {
         Map.copyOf(deliveries));
   }
 
-  /** Waits until every outbox row is done, no forward ledger claim is open and the search index caught up. */
+  /**
+   * Waits until every outbox row is done, the forward handler ran for each (its ledger row done: on
+   * the nats backend a row is done once JetStream has it, and what the killed process had been
+   * delivered comes back only after the consumer's ack_wait), no ledger claim is open and the search
+   * index caught up.
+   */
   private StoreProbe.Outbox drain(StoreProbe probe) throws Exception {
     int within = backend.equals("nats") ? DRAIN_WITHIN_S_NATS : DRAIN_WITHIN_S;
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(within);
     StoreProbe.Outbox o = probe.outbox();
-    while (o.notDone() > 0 || o.forwardInProgress() > 0 || !probe.searchCaughtUp()) {
+    while (o.notDone() > 0 || o.forwardInProgress() > 0 || o.forwardDone() < o.storedRows() + o.deletedRows()
+        || !probe.searchCaughtUp()) {
       if (System.nanoTime() > deadline) {
         throw new AssertionError("round " + number + " (seed " + seed + ", " + backend + "): outbox not drained within "
             + within + " s after the restart: " + o);
