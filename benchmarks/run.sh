@@ -26,7 +26,7 @@
 # Sizes come from the environment when set (e.g. INGEST_DURATION=2 FANOUT_DURATION=2 run.sh --quick):
 #   MAIN_EVENTS MAIN_AUTHORS INGEST_LEVELS INGEST_DURATION FANOUT_SUBS FANOUT_PUBLISHERS FANOUT_LEVELS
 #   FANOUT_DURATION FANOUT_OVERLOAD_DURATION FANOUT_DRAIN_MAX QUERY_PRELOAD QUERY_CONNS QUERY_DURATION
-#   IDLE_CONNS IDLE_HOLD SSE_EVENTS OUTBOX_RATE OUTBOX_DURATION JMH_SELECT
+#   IDLE_CONNS IDLE_HOLD SSE_EVENTS SSE_WARMUP OUTBOX_RATE OUTBOX_DURATION JMH_SELECT
 #
 # Exit status: 0 when every scenario ran and passed its checks on every relay, 1 otherwise.
 set -uo pipefail
@@ -81,14 +81,14 @@ if [ $QUICK = 1 ]; then
   : "${MAIN_EVENTS:=30000}" "${MAIN_AUTHORS:=300}" "${INGEST_DURATION:=4}" "${FANOUT_DURATION:=2}"
   : "${FANOUT_OVERLOAD_DURATION:=1}"   # 2,000 events x 200 subscribers = 400k deliveries to drain
   : "${FANOUT_DRAIN_MAX:=120}" "${QUERY_PRELOAD:=20000}" "${QUERY_DURATION:=5}" "${IDLE_CONNS:=1000}"
-  : "${IDLE_HOLD:=3}" "${SSE_EVENTS:=10000}" "${OUTBOX_RATE:=1000}" "${OUTBOX_DURATION:=3}"
+  : "${IDLE_HOLD:=3}" "${SSE_EVENTS:=10000}" "${OUTBOX_RATE:=1000}" "${OUTBOX_DURATION:=3}" "${SSE_WARMUP:=1}"
   JMH_ARGS=(-f 1 -wi 2 -w 1s -i 3 -r 1s); : "${JMH_SELECT:=VerifyBench}"; JMH_CEILING='VerifyBench.bareLibsecp256k1'
 else
   MODE=full
   # fan-out: 10 s at 2,000/s is already 4M deliveries to drain (strfry ~37k/s, Cairn less on 2 cores)
   : "${MAIN_EVENTS:=600000}" "${MAIN_AUTHORS:=5000}" "${INGEST_DURATION:=30}" "${FANOUT_DURATION:=10}"
   : "${FANOUT_DRAIN_MAX:=180}" "${QUERY_PRELOAD:=200000}" "${QUERY_DURATION:=60}" "${IDLE_CONNS:=10000}"
-  : "${IDLE_HOLD:=15}" "${SSE_EVENTS:=50000}" "${OUTBOX_RATE:=5000}" "${OUTBOX_DURATION:=10}"
+  : "${IDLE_HOLD:=15}" "${SSE_EVENTS:=50000}" "${OUTBOX_RATE:=5000}" "${OUTBOX_DURATION:=10}" "${SSE_WARMUP:=2}"
   : "${FANOUT_OVERLOAD_DURATION:=$FANOUT_DURATION}"
   JMH_ARGS=()
   : "${JMH_SELECT:=EventPipelineBench|VerifyBench|SubscriptionMatchBench|GroupCommitBench|FrameEncodingBench|SseFrameBench}"
@@ -354,7 +354,7 @@ if wants sse; then
       run_step 0 "preload Cairn with $SSE_EVENTS events" "${JAVA[@]}" -Xmx3g dev.cairn.bench.load.IngestLoad \
         "${TOOL_ARGS[@]}" --preload --level sse --file "$WORK/main.jsonl" --max-events "$SSE_EVENTS" "${PRELOAD_ARGS[@]}"
       run_step 0 "sse replay on Cairn (GET /v1/events?since=0 over $SSE_EVENTS events)" "${JAVA[@]}" -Xmx2g \
-        dev.cairn.bench.load.SseLoad "${TOOL_ARGS[@]}" --file "$WORK/main.jsonl" --max-events "$SSE_EVENTS"
+        dev.cairn.bench.load.SseLoad "${TOOL_ARGS[@]}" --file "$WORK/main.jsonl" --max-events "$SSE_EVENTS" --warmup "$SSE_WARMUP"
       relay_down 0
     else
       FAILED+=("sse: Cairn did not start")

@@ -27,7 +27,10 @@ import java.util.regex.Pattern;
  * replay takes longer than --timeout seconds.
  *
  * <pre>SseLoad --url ws://127.0.0.1:PORT --file preload.jsonl [--max-events N] [--timeout 120]
- *         [--relay-name NAME] [--result-file f.jsonl]</pre>
+ *         [--warmup N] [--relay-name NAME] [--result-file f.jsonl]</pre>
+ *
+ * <p>{@code --warmup N} replays N times first, unmeasured: the relay is a fresh JVM per scenario, and a
+ * single cold replay mostly measures its JIT warming up.
  */
 public final class SseLoad {
   private static final Pattern HIGH_SEQ = Pattern.compile("\"high_seq\"\\s*:\\s*(\\d+)");
@@ -68,6 +71,48 @@ public final class SseLoad {
       return r.finish(a);
     }
 
+    int warmups = a.integer("warmup", 0);
+    for (int w = 1; w <= warmups; w++) {
+      Replay x = replay(http, base, high, expected, timeoutS);
+      System.out.printf(Locale.ROOT, "sse warm-up replay %d of %d: %.0f events/s%n", w, warmups, x.storedFrames / x.secs);
+    }
+    Replay x = replay(http, base, high, expected, timeoutS);
+    if (x.error != null) {
+      r.error(x.error);
+      return r.finish(a);
+    }
+    r.put("warmup_replays", warmups).put("high_seq", high).put("last_seq", x.lastSeq)
+        .put("stored_frames", x.storedFrames).put("other_frames", x.otherFrames)
+        .put("preloaded_seen", x.seen).put("seconds", Result.round(x.secs))
+        .put("first_frame_ms", x.firstFrameMs < 0 ? null : Result.round(x.firstFrameMs))
+        .put("events_per_s", Result.round(x.storedFrames / x.secs)).put("mb_per_s", Result.round(x.bytes / 1048576.0 / x.secs));
+    System.out.printf(Locale.ROOT, "sse replay of %d events (high seq %d%s): %d stored frames in %.2f s = %.0f events/s, "
+        + "%.1f MB/s, first frame after %s ms%n", expected.size(), high, warmups > 0 ? ", after " + warmups + " warm-up replays" : "",
+        x.storedFrames, x.secs, x.storedFrames / x.secs, x.bytes / 1048576.0 / x.secs,
+        x.firstFrameMs < 0 ? "n/a" : String.format(Locale.ROOT, "%.1f", x.firstFrameMs));
+    if (x.lastSeq < high) r.error("the replay stopped at seq " + x.lastSeq + " of " + high + " (" + x.ended + ")");
+    if (x.seen < expected.size()) {
+      r.error((expected.size() - x.seen) + " preloaded events had no stored frame in the replay");
+    }
+    return r.finish(a);
+  }
+
+  /** What one replay saw. */
+  private static final class Replay {
+    long storedFrames;
+    long otherFrames;
+    long lastSeq = -1;
+    long bytes;
+    int seen;
+    double secs;
+    double firstFrameMs = -1;
+    String ended;
+    String error;
+  }
+
+  /** One {@code GET /v1/events?since=0}, read until the row of {@code high} (or the timeout). */
+  private static Replay replay(HttpClient http, String base, long high, Set<String> expected, long timeoutS)
+      throws Exception {
     long t0 = System.nanoTime();
     long firstFrame = 0;
     long lastSeq = -1;
@@ -80,9 +125,10 @@ public final class SseLoad {
         .header("Accept", "text/event-stream").timeout(Duration.ofSeconds(timeoutS)).GET().build();
     HttpResponse<InputStream> resp = http.send(req, HttpResponse.BodyHandlers.ofInputStream());
     if (resp.statusCode() != 200) {
-      r.error("GET /v1/events?since=0 answered " + resp.statusCode());
       resp.body().close();
-      return r.finish(a);
+      Replay failed = new Replay();
+      failed.error = "GET /v1/events?since=0 answered " + resp.statusCode();
+      return failed;
     }
     long deadline = t0 + timeoutS * 1_000_000_000L;
     try (BufferedReader in = new BufferedReader(new InputStreamReader(resp.body(), StandardCharsets.UTF_8), 1 << 16)) {
@@ -126,19 +172,16 @@ public final class SseLoad {
       ended = "read error: " + e;
     }
     long t1 = System.nanoTime();
-    double secs = Math.max(1e-6, (t1 - t0) / 1e9);
-    r.put("high_seq", high).put("last_seq", lastSeq).put("stored_frames", storedFrames).put("other_frames", otherFrames)
-        .put("preloaded_seen", seen.size()).put("seconds", Result.round(secs))
-        .put("first_frame_ms", firstFrame == 0 ? null : Result.round((firstFrame - t0) / 1e6))
-        .put("events_per_s", Result.round(storedFrames / secs)).put("mb_per_s", Result.round(bytes / 1048576.0 / secs));
-    System.out.printf(Locale.ROOT, "sse replay of %d events (high seq %d): %d stored frames in %.2f s = %.0f events/s, "
-        + "%.1f MB/s, first frame after %s ms%n", expected.size(), high, storedFrames, secs, storedFrames / secs,
-        bytes / 1048576.0 / secs, firstFrame == 0 ? "n/a" : String.format(Locale.ROOT, "%.1f", (firstFrame - t0) / 1e6));
-    if (lastSeq < high) r.error("the replay stopped at seq " + lastSeq + " of " + high + " (" + ended + ")");
-    if (seen.size() < expected.size()) {
-      r.error((expected.size() - seen.size()) + " preloaded events had no stored frame in the replay");
-    }
-    return r.finish(a);
+    Replay x = new Replay();
+    x.storedFrames = storedFrames;
+    x.otherFrames = otherFrames;
+    x.lastSeq = lastSeq;
+    x.bytes = bytes;
+    x.seen = seen.size();
+    x.secs = Math.max(1e-6, (t1 - t0) / 1e9);
+    x.firstFrameMs = firstFrame == 0 ? -1 : (firstFrame - t0) / 1e6;
+    x.ended = ended;
+    return x;
   }
 
   /** The high_seq of the reset frame a stream without a cursor starts with; -1 when there is none. */
