@@ -14,15 +14,16 @@ import java.util.SplittableRandom;
  * NEG-OPEN/NEG-MSG payloads into the relay's negentropy server (docs/fuzzing.md). Input: byte 0 the
  * number of items the server holds, byte 1 the frame size limit (0: none, else 4096 + 64 per step),
  * byte 2 the spread of their timestamps (small spreads make equal timestamps and id-prefix bounds),
- * the rest the client's message. Invariants: a reply or NegentropyException, nothing else; the reply
+ * the rest the client's message (an input starting with {@code !} is text for the hex entry point
+ * instead). Invariants: a reply or NegentropyException, nothing else; the reply
  * starts with the version byte and fits the frame size limit; a client over the same items can read
  * it; the hex entry point answers the same.
  */
 class NegentropyFuzzTest {
   @FuzzTest(maxDuration = "10s")
   void message(byte[] input) throws NegentropyException {
-    if (input.length < 3) {
-      hexOnly(input);
+    if (input.length < 3 || input[0] == '!') {
+      hexOnly(input.length == 0 ? input : Arrays.copyOfRange(input, 1, input.length));
       return;
     }
     int items = input[0] & 0xff;
@@ -48,13 +49,15 @@ class NegentropyFuzzTest {
     assertArrayEquals(reply, Negentropy.server(storage, limit).reconcile(query), "no state between messages");
   }
 
-  /** Arbitrary text into the hex entry point: a reply or NegentropyException. */
+  /** Arbitrary text into the hex entry point: a reply or NegentropyException, and only ASCII hex is read as hex. */
   private static void hexOnly(byte[] input) {
+    String text = new String(input, StandardCharsets.UTF_8);
     try {
-      Negentropy.server(storage(3, 2)).reconcileHex(new String(input, StandardCharsets.ISO_8859_1));
+      Negentropy.server(storage(3, 2)).reconcileHex(text);
     } catch (NegentropyException e) {
-      // refused: fine
+      return; // refused: fine
     }
+    assertTrue(text.matches("[0-9a-fA-F]*"), "accepted as hex: " + text);
   }
 
   /** {@code n} items with distinct random ids, timestamps in {@code [1700000000, +spread)}, the same for the same arguments. */
