@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Fuzzes every parser target in turn with Jazzer (docs/fuzzing.md) and prints the executions each got.
 #
-#   scripts/fuzz.sh [minutes-per-target]   default 5; a unit may be given instead: 10s, 2m
+#   scripts/fuzz.sh [minutes-per-target [target...]]
+#
+# minutes-per-target: default 5; a unit may be given instead: 10s, 2m. target: only the targets whose
+# Class#method contains one of these words (e.g. ClientMessage, Negentropy); default all.
 #
 # One target at a time, niced, in its own Maven run (Jazzer fuzzes one @FuzzTest per JVM). The
 # corpus each target grows is kept in .cifuzz-corpus/ (git-ignored) and reused by the next run; a
@@ -13,6 +16,8 @@ cd "$(dirname "$0")/.."
 
 budget=${1:-5}
 [[ $budget =~ ^[0-9]+$ ]] && budget="${budget}m"
+shift || true
+only=("$@")
 
 TARGETS=(
   dev.cairn.network.Utf8FuzzTest#frame
@@ -38,6 +43,11 @@ passed=0
 failed=0
 printf '%-52s %8s %14s %10s\n' target result executions exec/s
 for t in "${TARGETS[@]}"; do
+  if [[ ${#only[@]} -gt 0 ]]; then
+    wanted=0
+    for w in "${only[@]}"; do [[ $t == *"$w"* ]] && wanted=1; done
+    [[ $wanted -eq 1 ]] || continue
+  fi
   log="$logs/${t##*.}.log"
   log="${log//#/-}"
   start=$(date +%s)
