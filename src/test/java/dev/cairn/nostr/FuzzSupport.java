@@ -36,11 +36,14 @@ final class FuzzSupport {
     }
   }
 
-  /** A refusal is sendable as is: NIP-01 prefix, and ids it carries are well formed. */
+  /**
+   * A refusal is sendable as is: NIP-01 prefix, and an event id it carries is well formed (the relay
+   * answers OK with it). A sub id is echoed as the client wrote it, the empty one included (CLOSED
+   * "" answers a REQ ""; the first long run flagged that, and it is meant: ClientMessageParserTest).
+   */
   static void checkRefusal(InvalidMessageException e) {
     assertTrue(e.getMessage().startsWith("invalid: "), e.getMessage());
     assertTrue(e.eventId() == null || HEX64.matcher(e.eventId()).matches(), e.eventId());
-    assertTrue(e.subId() == null || !e.subId().isEmpty());
   }
 
   /** {@code bytes} as a String when they are well-formed UTF-8 (what the transport lets through), else null. */
