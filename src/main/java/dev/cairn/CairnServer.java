@@ -70,7 +70,25 @@ public final class CairnServer {
     LOG.info("effective config: " + ConfigLoader.masked(config.raw()).encode());
     return server.vertx.deployVerticle(server.root)
         .map(id -> server)
-        .recover(t -> server.vertx.close().eventually(() -> server.unlock()).transform(x -> Future.failedFuture(t)));
+        .recover(t -> {
+          // Fail at once with the cause (a port in use, a bad store). Vert.x is closed from a plain
+          // thread: a close chained here would report back on this event loop, which the close
+          // itself terminates, and the failure would never arrive (Main waited 60 s, then said "null").
+          Thread closer = new Thread(server::closeAfterFailedStart, "cairn-failed-start-close");
+          closer.setDaemon(true);
+          closer.start();
+          return Future.failedFuture(t);
+        });
+  }
+
+  private void closeAfterFailedStart() {
+    try {
+      vertx.close().toCompletionStage().toCompletableFuture().get(30, java.util.concurrent.TimeUnit.SECONDS);
+    } catch (Exception e) {
+      LOG.warning("closing after a failed start: " + e);
+    } finally {
+      storeLock.close();
+    }
   }
 
   private Future<Void> unlock() {

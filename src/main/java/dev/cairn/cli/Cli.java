@@ -33,6 +33,7 @@ public final class Cli {
              java -jar cairn.jar import [--tenant T] [--config FILE] [--url URL | --direct]
                                         [--batch N] [--threads N] [--in-flight N]
                                         [--allow-protected] [--quiet] [FILE]
+             java -jar cairn.jar new-epoch (--tenant T | --all) [--config FILE]
              java -jar cairn.jar --help | --version
 
       serve (the default): run the relay. --config FILE is its JSON config; every key can be
@@ -60,6 +61,11 @@ public final class Cli {
         --threads N        direct: signature-verification threads (default: one per core)
         --in-flight N      network: EVENTs sent and not yet answered (default 1000)
         --allow-protected  direct: import NIP-70 protected events too (refused by default)
+
+      new-epoch: give the tenant (or every tenant) a new change-feed epoch, after restoring an
+        older backup: every SSE cursor of the old epoch then gets reset(server_restart) and its
+        consumer re-lists, instead of resuming at seqs the restore hands out again. Only while no
+        relay runs on the store (refused otherwise). Prints "tenant T: feed epoch OLD -> NEW".
 
       common options:
         --tenant T         tenant id (default: default)
@@ -106,7 +112,7 @@ public final class Cli {
    * passes the relay's {@code --config} first (docker/Dockerfile) can still run the tools.
    */
   static List<String> commandFirst(List<String> argv) {
-    Set<String> commands = Set.of("export", "import");
+    Set<String> commands = Set.of("export", "import", "new-epoch");
     List<String> out = new java.util.ArrayList<>();
     if (argv.size() >= 3 && argv.get(0).equals("--config") && commands.contains(argv.get(2))) {
       out.add(argv.get(2));
@@ -159,10 +165,14 @@ public final class Cli {
           quietLogs();
           return new ImportCommand(io).run(rest);
         }
+        case "new-epoch" -> {
+          quietLogs();
+          return new NewEpochCommand(io).run(rest);
+        }
         case "serve" -> throw new UsageException("serve runs the relay: java -jar cairn.jar serve [--config FILE]");
         default -> throw new UsageException(first.startsWith("-")
             ? "unknown option " + first
-            : "unknown command \"" + first + "\" (commands: serve, export, import)");
+            : "unknown command \"" + first + "\" (commands: serve, export, import, new-epoch)");
       }
     } catch (UsageException e) {
       io.err().println("cairn: " + e.getMessage() + " (java -jar cairn.jar --help for usage)");

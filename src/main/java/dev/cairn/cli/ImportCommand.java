@@ -1,6 +1,7 @@
 package dev.cairn.cli;
 
 import dev.cairn.config.CairnConfig;
+import dev.cairn.admin.RelayAdmin;
 import dev.cairn.policy.OfflineRules;
 import dev.cairn.store.MetaStore;
 import dev.cairn.store.RemovalReason;
@@ -154,6 +155,11 @@ final class ImportCommand {
     try (StoreDirLock lock = StoreDirLock.acquire(config.storeDir(), "import", List.of())) {
       try (MetaStore meta = MetaStore.open(config.storeDir().resolve("meta.db"))) {
         meta.ensureTenant(tenant); // as the relay registers each tenant it opens
+      }
+      // the bans and allowed pubkeys NIP-86 admins set hold for an import as for a live EVENT
+      try (RelayAdmin admin = new RelayAdmin(config.storeDir().resolve("meta.db"))) {
+        admin.open();
+        rules = rules.withAdmin(admin.of(tenant));
       }
       try (TenantStore store = TenantStore.open(db, 1);
           Progress p = Progress.start(io.err(), quiet, Progress.INTERVAL_MS,

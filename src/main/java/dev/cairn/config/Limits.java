@@ -18,7 +18,14 @@ public record Limits(
     long createdAtLower,
     long createdAtUpper,
     long slowConsumerTimeoutMillis,
-    long maxOutboundBytes) {
+    long maxOutboundBytes,
+    int negentropyMaxSessions,
+    int negentropyMaxRecords,
+    long negentropyMaxRecordsTotal,
+    long negentropyIdleTimeoutMillis,
+    int negentropyFrameSizeLimit,
+    /** {@code limits.query_budget}: wall time one history query may run in SQLite; 0 = no budget. */
+    long queryBudgetMillis) {
 
   static Limits from(JsonObject j) {
     return new Limits(
@@ -36,12 +43,32 @@ public record Limits(
         j.getLong("created_at_lower"),
         j.getLong("created_at_upper"),
         Durations.parse("limits.slow_consumer_timeout", j.getString("slow_consumer_timeout")).toMillis(),
-        positive("limits.max_outbound_bytes", j.getLong("max_outbound_bytes")));
+        positive("limits.max_outbound_bytes", j.getLong("max_outbound_bytes")),
+        atLeast("limits.negentropy_max_sessions", j.getInteger("negentropy_max_sessions"), 1),
+        atLeast("limits.negentropy_max_records", j.getInteger("negentropy_max_records"), 1),
+        // not in NIP-11: a relay-wide memory bound, nothing a client can plan with
+        positive("limits.negentropy_max_records_total", j.getLong("negentropy_max_records_total")),
+        Durations.parse("limits.negentropy_idle_timeout", j.getString("negentropy_idle_timeout")).toMillis(),
+        // the reference refuses frame size limits under 4096 bytes (200 of them are headroom)
+        atLeast("limits.negentropy_frame_size_limit", j.getInteger("negentropy_frame_size_limit"), 4096),
+        Durations.parse("limits.query_budget", j.getString("query_budget")).toMillis());
+  }
+
+  private static int atLeast(String key, Integer v, int min) {
+    if (v == null || v < min) {
+      throw new ConfigException(key + " must be at least " + min + ", got " + v);
+    }
+    return v;
+  }
+
+  /** The query budget as the config spells durations ({@code 3s}, {@code 250ms}), for client messages. */
+  public String queryBudgetText() {
+    return queryBudgetMillis % 1000 == 0 ? queryBudgetMillis / 1000 + "s" : queryBudgetMillis + "ms";
   }
 
   private static long positive(String key, Long v) {
     if (v == null || v <= 0) {
-      throw new ConfigException(key + " must be a positive number of bytes, got " + v);
+      throw new ConfigException(key + " must be a positive number, got " + v);
     }
     return v;
   }
@@ -62,6 +89,10 @@ public record Limits(
         .put("payment_required", false)
         .put("restricted_writes", restrictedWrites)
         .put("created_at_lower_limit", createdAtLower)
-        .put("created_at_upper_limit", createdAtUpper);
+        .put("created_at_upper_limit", createdAtUpper)
+        .put("negentropy_max_sessions", negentropyMaxSessions)
+        .put("negentropy_max_records", negentropyMaxRecords)
+        .put("negentropy_idle_timeout", negentropyIdleTimeoutMillis / 1000)
+        .put("negentropy_frame_size_limit", negentropyFrameSizeLimit);
   }
 }

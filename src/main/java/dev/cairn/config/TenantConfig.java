@@ -21,10 +21,12 @@ public record TenantConfig(
     List<String> hosts,
     Set<String> allowedPubkeys,
     SseTokens sseTokens,
-    String publicUrl) {
+    String publicUrl,
+    Set<String> adminPubkeys) {
 
   public static final String DEFAULT = "default";
   private static final Pattern ID = Pattern.compile("[a-z0-9][a-z0-9_-]{0,62}");
+  private static final Pattern HEX64 = Pattern.compile("[0-9a-f]{64}");
 
   public static boolean isValidId(String id) {
     return id != null && ID.matcher(id).matches();
@@ -46,7 +48,37 @@ public record TenantConfig(
         Set.copyOf(strings(j.getJsonArray("allowed_pubkeys"))),
         SseTokens.of(id, strings(sse.getJsonArray("tokens"))),
         publicUrl(id.equals(DEFAULT) ? "relay.public_url" : "tenants[" + id + "].public_url",
-            j.getString("public_url", id.equals(DEFAULT) ? relayDefaults.getString("public_url", "") : "")));
+            j.getString("public_url", id.equals(DEFAULT) ? relayDefaults.getString("public_url", "") : "")),
+        adminPubkeys(id, j, relayDefaults));
+  }
+
+  /**
+   * Who may call the tenant's NIP-86 management API: its own {@code admin_pubkeys} and the
+   * operator's {@code relay.admin_pubkeys} (the operator runs every tenant). Validated here so a
+   * typo is a start error, not an admin locked out at the moment they need the API.
+   */
+  static Set<String> adminPubkeys(String id, JsonObject tenant, JsonObject relay) {
+    Set<String> out = new java.util.LinkedHashSet<>(hexList("relay.admin_pubkeys", relay.getValue("admin_pubkeys")));
+    out.addAll(hexList("tenants[" + id + "].admin_pubkeys", tenant.getValue("admin_pubkeys")));
+    return Set.copyOf(out);
+  }
+
+  private static List<String> hexList(String key, Object value) {
+    if (value == null) {
+      return List.of();
+    }
+    if (!(value instanceof JsonArray a)) {
+      throw new ConfigException(key + ": must be an array of hex pubkeys, got " + value);
+    }
+    List<String> out = new java.util.ArrayList<>();
+    for (int i = 0; i < a.size(); i++) {
+      String v = String.valueOf(a.getValue(i)).trim().toLowerCase(java.util.Locale.ROOT);
+      if (!HEX64.matcher(v).matches()) {
+        throw new ConfigException(key + "[" + i + "]: \"" + a.getValue(i) + "\" is not a pubkey (64 hex characters)");
+      }
+      out.add(v);
+    }
+    return out;
   }
 
   /** A configured public URL in its normal form ("" when not set); anything but ws:// or wss:// is refused. */

@@ -48,9 +48,19 @@ public final class CairnMetrics implements ChannelMetrics {
     return meters.tenantGauge("cairn_subscriptions", tenant);
   }
 
+  /** NIP-77 negentropy sync sessions open (their items being read included). */
+  public AtomicLong negentropySessions(String tenant) {
+    return meters.tenantGauge("cairn_negentropy_sessions", tenant);
+  }
+
   /** A slow consumer closed ({@code kind}: ws or sse), CONTRACT section 7. */
   public void slowConsumerClosed(String kind) {
     meters.counter("cairn_slow_consumer_closed_total", "kind", kind).increment();
+  }
+
+  /** A REQ or COUNT stopped by {@code limits.query_budget}. */
+  public void queryBudgetExceeded(String tenant) {
+    meters.counter("cairn_query_budget_exceeded_total", "tenant", tenant).increment();
   }
 
   @Override

@@ -17,7 +17,9 @@ import dev.cairn.tree.Channels;
 import dev.cairn.tree.Inbox;
 import dev.cairn.tree.OrderedSender;
 import dev.cairn.tree.Supervised;
+import dev.cairn.metrics.CairnMetrics;
 import io.vertx.core.Future;
+import io.vertx.core.WorkerExecutor;
 import dev.cairn.nostr.EventBytes;
 import dev.cairn.store.StoredEvent;
 import java.util.Arrays;
@@ -39,6 +41,11 @@ final class ConnWorker extends Supervised {
   private final Map<Integer, BoundedChannel<ListenerInbox>> listeners = new HashMap<>();
   private OrderedSender<NetworkInbox> toManager;
   private Inbox<ConnWorkerInbox> inbox;
+  private final CairnMetrics metrics;
+  private final SyncBudget syncBudget;
+  /** NIP-77 sync sessions of this worker's connections; their large replies run on a worker pool. */
+  private NegentropySessions syncs;
+  private WorkerExecutor syncPool;
 
   /** What this worker knows of one connection. */
   private static final class ConnState {
@@ -59,9 +66,12 @@ final class ConnWorker extends Supervised {
     }
   }
 
-  ConnWorker(int index, Limits limits, Channels channels, CrashReporter manager) {
+  ConnWorker(int index, Limits limits, Channels channels, CairnMetrics metrics, SyncBudget syncBudget,
+      CrashReporter manager) {
     super(manager);
     this.index = index;
+    this.syncBudget = syncBudget;
+    this.metrics = metrics;
     this.limits = limits;
     this.channels = channels;
   }
@@ -70,7 +80,26 @@ final class ConnWorker extends Supervised {
   protected Future<?> startNode() {
     toManager = new OrderedSender<>(channels.open("conn-worker->network-manager", Addresses.NETWORK_MANAGER));
     inbox = new Inbox<>(vertx, Addresses.connWorker(index), ConnWorkerInbox.class, this::handle);
+    // one pool for every conn-worker (shared by name), as many threads as cores: fingerprinting is pure CPU
+    syncPool = vertx.createSharedWorkerExecutor("cairn-negentropy", Runtime.getRuntime().availableProcessors());
+    syncs = new NegentropySessions(limits, syncBudget, syncPool, metrics::negentropySessions, (connId, frame) -> {
+      ConnState c = conns.get(connId);
+      if (c != null) {
+        write(connId, c, frame);
+      }
+    });
+    long timeout = limits.negentropyIdleTimeoutMillis();
+    // idle sessions are found within a quarter of the timeout (at most 5 s late, never busier than 10/s)
+    vertx.setPeriodic(Math.max(100, Math.min(timeout / 4, 5_000)), id -> syncs.sweepIdle(System.currentTimeMillis()));
     return Future.succeededFuture();
+  }
+
+  @Override
+  public Future<?> stop() {
+    if (syncs != null) {
+      syncs.clear();
+    }
+    return syncPool == null ? Future.succeededFuture() : syncPool.close();
   }
 
   private BoundedChannel<ListenerInbox> listener(int i) {
@@ -109,6 +138,11 @@ final class ConnWorker extends Supervised {
     }
     if (msg instanceof ConnWorkerInbox.Detach d) {
       conns.remove(d.connId());
+      syncs.detach(d.connId());
+      return;
+    }
+    if (msg instanceof ConnWorkerInbox.SyncItemsRead r) {
+      syncs.itemsRead(r.connId(), r.subId(), r.session(), r.items(), r.error(), System.currentTimeMillis());
       return;
     }
     if (msg instanceof ConnWorkerInbox.Live l) {
@@ -229,6 +263,8 @@ final class ConnWorker extends Supervised {
     } catch (InvalidMessageException e) {
       if (e.eventId() != null) {
         write(connId, c, RelayMessages.ok(e.eventId(), false, e.getMessage()));
+      } else if (e.subId() != null && e.negentropy()) {
+        write(connId, c, RelayMessages.negErr(e.subId(), e.getMessage()));
       } else if (e.subId() != null) {
         write(connId, c, RelayMessages.closed(e.subId(), e.getMessage()));
       } else {
@@ -248,6 +284,24 @@ final class ConnWorker extends Supervised {
       }
     } else if (m instanceof ClientMessage.AuthMessage auth) {
       authenticate(connId, c, auth.event());
+    } else if (m instanceof ClientMessage.NegOpenMessage open) {
+      syncOpen(connId, c, open);
+    } else if (m instanceof ClientMessage.NegMsgMessage msg) {
+      syncs.message(connId, msg.subId(), msg.message(), System.currentTimeMillis());
+    } else if (m instanceof ClientMessage.NegCloseMessage close) {
+      syncs.close(connId, close.subId());
+    }
+  }
+
+  /** NIP-77 NEG-OPEN: a read, so NIP-42 applies as to a REQ; the items are read by database-engine. */
+  private void syncOpen(long connId, ConnState c, ClientMessage.NegOpenMessage open) {
+    if (mustAuthenticate(connId, c)) {
+      write(connId, c, RelayMessages.negErr(open.subId(), "auth-required: this relay requires NIP-42 authentication"));
+      return;
+    }
+    long session = syncs.open(connId, c.tenant, open.subId(), open.message(), System.currentTimeMillis());
+    if (session > 0) {
+      toManager.send(new NetworkInbox.SyncOpen(connId, open.subId(), session, open.filter()), inbox);
     }
   }
 

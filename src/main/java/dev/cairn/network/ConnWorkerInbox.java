@@ -1,5 +1,6 @@
 package dev.cairn.network;
 
+import dev.cairn.nostr.negentropy.VectorStorage;
 import dev.cairn.store.StoredEvent;
 import dev.cairn.tree.TreeMessage;
 import java.util.List;
@@ -29,4 +30,8 @@ public sealed interface ConnWorkerInbox extends TreeMessage {
   record Counted(long connId, String subId, long count) implements ConnWorkerInbox {}
 
   record Refused(long connId, String subId, String message) implements ConnWorkerInbox {}
+
+  /** NIP-77: the items a NEG-OPEN's session reconciles against, or {@code error} to answer NEG-ERR with. */
+  record SyncItemsRead(long connId, String subId, long session, VectorStorage items, String error)
+      implements ConnWorkerInbox {}
 }

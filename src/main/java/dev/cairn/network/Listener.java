@@ -1,5 +1,9 @@
 package dev.cairn.network;
 
+import dev.cairn.admin.InfoField;
+import dev.cairn.admin.Nip86Methods;
+import dev.cairn.admin.RelayAdmin;
+import dev.cairn.admin.TenantAdmin;
 import dev.cairn.config.CairnConfig;
 import dev.cairn.config.TenantConfig;
 import dev.cairn.metrics.CairnMetrics;
@@ -16,6 +20,7 @@ import io.vertx.core.Future;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpConnection;
 import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.HttpServerRequest;
@@ -45,6 +50,8 @@ final class Listener extends Supervised {
   static final long CLOSE_GRACE_MS = 1_000;
   /** Bytes one socket may write per flush turn before the others (and every other task) get theirs. */
   static final long FLUSH_TURN_BYTES = 256 * 1024;
+  /** A tenant's live figures, polled by its status page (below the tenant's path, like {@code /v1/events}). */
+  static final String STATUS_JSON = "/status.json";
 
   private final int index;
   private final CairnConfig.Bind bind;
@@ -53,6 +60,10 @@ final class Listener extends Supervised {
   private final Channels channels;
   private final HealthProbes probes;
   private final TenantRouting routing;
+  /** NIP-86: the admins' changes (NIP-11 fields) and the management API over them. */
+  private final RelayAdmin admin;
+  private AdminApi adminApi;
+  private final StatusFigures figures;
   private final Map<Long, Socket> sockets = new HashMap<>();
   /** Sockets paused because network-manager gave no credit: resumed when the frames waiting for it are sent. */
   private final Set<Socket> pausedForCredit = new HashSet<>();
@@ -102,8 +113,10 @@ final class Listener extends Supervised {
   }
 
   Listener(int index, long incarnation, CairnConfig.Bind bind, CairnConfig config, CairnMetrics metrics,
-      Channels channels, HealthProbes probes, CrashReporter manager) {
+      Channels channels, HealthProbes probes, RelayAdmin admin, CrashReporter manager) {
     super(manager);
+    this.admin = admin;
+    this.figures = new StatusFigures(metrics);
     this.index = index;
     this.ids = new ConnIds(index, incarnation);
     this.bind = bind;
@@ -120,6 +133,7 @@ final class Listener extends Supervised {
     toManager = new OrderedSender<>(channels.open("listener->network-manager", Addresses.NETWORK_MANAGER));
     toManager.onDrained(this::resumePausedForCredit);
     sse = new SseStreams(vertx, index, ids, config, metrics, channels);
+    adminApi = new AdminApi(vertx, new Nip86Methods(admin));
     new Inbox<>(vertx, Addresses.listener(index), ListenerInbox.class, this::handle);
     server = vertx.createHttpServer(serverOptions()).requestHandler(this::request).connectionHandler(this::connected);
     return server.listen(bind.port(), bind.host())
@@ -216,38 +230,50 @@ final class Listener extends Supervised {
       sse.open(req, target.tenant());
       return;
     }
+    if (target.rest().equals(STATUS_JSON)) {
+      cors(req).putHeader(HttpHeaders.CACHE_CONTROL, "no-store");
+      json(req, 200, figures.of(target.tenant().id()));
+      return;
+    }
     if (!target.rest().equals("/") && !target.rest().isEmpty()) {
       json(req, 404, new JsonObject().put("error", "not found: " + path));
       return;
     }
     TenantConfig tenant = target.tenant();
-    if (req.canUpgradeToWebSocket()) {
+    if (req.canUpgradeToWebSocket() || req.method() == HttpMethod.POST) {
       String host = req.authority() == null ? bind.toString() : req.authority().toString();
       String relayUrl = routing.relayUrl(target, host, tls != null, req.getHeader("X-Forwarded-Proto"));
-      req.toWebSocket().onSuccess(ws -> accept(ws, tenant.id(), relayUrl));
+      if (req.method() == HttpMethod.POST) {
+        adminApi.serve(req, tenant, relayUrl); // NIP-86: JSON-RPC on the relay's own URL
+      } else {
+        req.toWebSocket().onSuccess(ws -> accept(ws, tenant.id(), relayUrl));
+      }
       return;
     }
+    TenantAdmin changed = admin.of(tenant.id());
     String accept = req.getHeader(HttpHeaders.ACCEPT);
     if (req.method().name().equals("OPTIONS")) {
       cors(req).setStatusCode(204).end();
     } else if (accept != null && accept.contains("application/nostr+json")) {
       cors(req).putHeader(HttpHeaders.CONTENT_TYPE, "application/nostr+json")
-          .end(Nip11Document.of(config, tenant).encode());
+          .end(Nip11Document.of(config, tenant, changed).encode());
     } else {
       String scheme = config.tlsCert().isEmpty() ? "ws://" : "wss://";
       String host = req.authority() == null ? bind.toString() : req.authority().toString();
-      String events = (path.startsWith("/t/") ? "/t/" + tenant.id() : "") + "/v1/events";
+      String prefix = path.startsWith("/t/") ? "/t/" + tenant.id() : "";
       req.response().putHeader(HttpHeaders.CONTENT_TYPE, "text/html; charset=utf-8")
-          .end(StatusPage.render(tenant, scheme + host + path,
-              metrics.connections(tenant.id()).get(), metrics.subscriptions(tenant.id()).get(), events));
+          .end(StatusPage.render(tenant, changed.info(InfoField.NAME, tenant.name()),
+              changed.info(InfoField.DESCRIPTION, tenant.description()), scheme + host + path,
+              figures.of(tenant.id()), prefix + "/v1/events", prefix + STATUS_JSON));
     }
   }
 
   private static io.vertx.core.http.HttpServerResponse cors(HttpServerRequest req) {
     return req.response()
         .putHeader("Access-Control-Allow-Origin", "*")
-        .putHeader("Access-Control-Allow-Headers", "*")
-        .putHeader("Access-Control-Allow-Methods", "GET, OPTIONS");
+        // "*" does not cover Authorization (Fetch spec): a browser admin UI needs it named for NIP-86
+        .putHeader("Access-Control-Allow-Headers", "Authorization, *")
+        .putHeader("Access-Control-Allow-Methods", "GET, POST, OPTIONS");
   }
 
   private static void json(HttpServerRequest req, int status, JsonObject body) {
@@ -514,7 +540,7 @@ final class Listener extends Supervised {
     s.ws.close(code, reason.length() > 120 ? reason.substring(0, 120) : reason);
     s.hardCloseTimer = vertx.setTimer(CLOSE_GRACE_MS, id -> {
       s.hardCloseTimer = -1;
-      s.out.channel().close();
+      HardClose.now(s.out.channel()); // the client did not complete the close handshake in time
     });
   }
 }

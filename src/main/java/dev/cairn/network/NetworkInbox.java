@@ -2,6 +2,7 @@ package dev.cairn.network;
 
 import dev.cairn.nostr.Filter;
 import dev.cairn.nostr.NostrEvent;
+import dev.cairn.nostr.negentropy.VectorStorage;
 import dev.cairn.store.StoredEvent;
 import dev.cairn.tree.TreeMessage;
 import java.util.List;
@@ -29,6 +30,9 @@ public sealed interface NetworkInbox extends TreeMessage {
 
   record Unsubscribe(long connId, String subId) implements NetworkInbox {}
 
+  /** NIP-77 NEG-OPEN: read the items of {@code filter} for the conn-worker's session {@code session}. */
+  record SyncOpen(long connId, String subId, long session, Filter filter) implements NetworkInbox {}
+
   // from root
   record Outcome(long connId, String eventId, boolean accepted, String message) implements NetworkInbox {}
 
@@ -41,5 +45,9 @@ public sealed interface NetworkInbox extends TreeMessage {
   record Refuse(long connId, String reason) implements NetworkInbox {}
 
   record HistoryAnswer(long connId, String subId, long subSerial, boolean count, List<StoredEvent> events, long total, String error)
+      implements NetworkInbox {}
+
+  /** The items of a NEG-OPEN (or why there are none: {@code error} with its NIP-77 prefix). */
+  record SyncItemsRead(long connId, String subId, long session, VectorStorage items, String error)
       implements NetworkInbox {}
 }

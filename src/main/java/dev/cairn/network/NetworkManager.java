@@ -1,5 +1,6 @@
 package dev.cairn.network;
 
+import dev.cairn.admin.RelayAdmin;
 import dev.cairn.config.CairnConfig;
 import dev.cairn.metrics.CairnMetrics;
 import dev.cairn.metrics.HealthProbes;
@@ -32,6 +33,7 @@ public final class NetworkManager extends Supervised {
   private final CairnConfig config;
   private final CairnMetrics metrics;
   private final HealthProbes probes;
+  private RelayAdmin admin;
   private final Channels channels;
   private final Map<String, Long> highWater = new HashMap<>();
   private final Map<Long, Conn> conns = new HashMap<>();
@@ -43,6 +45,8 @@ public final class NetworkManager extends Supervised {
   private Inbox<NetworkInbox> inbox;
   private OrderedSender<RootInbox> toRoot;
   private long nextSerial = 1;
+  /** NIP-77 items held by the sync sessions of all this manager's conn-workers. */
+  private final SyncBudget syncBudget;
 
   /** {@code ip}: the remote address without its port, for policy's per-IP rules. */
   private record Conn(long connId, String tenant, int listener, Worker worker, String remote, String ip) {}
@@ -66,6 +70,13 @@ public final class NetworkManager extends Supervised {
     this.metrics = metrics;
     this.channels = channels;
     this.highWater.putAll(highWater);
+    this.syncBudget = new SyncBudget(config.limits().negentropyMaxRecordsTotal());
+  }
+
+  /** The NIP-86 state the listeners serve the management API and NIP-11 from. */
+  public NetworkManager withAdmin(RelayAdmin admin) {
+    this.admin = admin;
+    return this;
   }
 
   @Override
@@ -78,7 +89,7 @@ public final class NetworkManager extends Supervised {
       w.sender = new OrderedSender<>(channels.open("network-manager->conn-worker", Addresses.connWorker(i),
           stalled -> restartWorker(w, "stalled past the send retry window")));
       w.child = new Child("conn-worker " + i, Addresses.connWorker(i), () -> new ConnWorker(w.index, config.limits(),
-          channels, (child, cause) -> context.runOnContext(v -> restartWorker(w, cause.toString()))));
+          channels, metrics, syncBudget, (child, cause) -> context.runOnContext(v -> restartWorker(w, cause.toString()))));
       workers.add(w);
       started.add(w.child.deploy(vertx));
     }
@@ -87,7 +98,7 @@ public final class NetworkManager extends Supervised {
       for (int i = 0; i < config.binds().size(); i++) {
         int index = i;
         Child l = new Child("listener " + i, Addresses.listener(i), () -> new Listener(index, incarnations.getAsLong(),
-            config.binds().get(index), config, metrics, channels, probes,
+            config.binds().get(index), config, metrics, channels, probes, admin,
             (child, cause) -> context.runOnContext(v -> restartListener(index, cause.toString()))));
         listenerChildren.add(l);
         listening.add(l.deploy(vertx));
@@ -176,6 +187,17 @@ public final class NetworkManager extends Supervised {
       }
     } else if (msg instanceof NetworkInbox.HistoryAnswer a) {
       answer(a);
+    } else if (msg instanceof NetworkInbox.SyncOpen o) {
+      Conn c = conns.get(o.connId());
+      if (c != null) {
+        toRoot.send(new RootInbox.SyncOpen(o.connId(), c.tenant(), o.subId(), o.session(), o.filter(), c.ip()), inbox);
+      }
+    } else if (msg instanceof NetworkInbox.SyncItemsRead r) {
+      Conn c = conns.get(r.connId());
+      if (c != null) {
+        c.worker().sender.channel().sendOwed(
+            new ConnWorkerInbox.SyncItemsRead(r.connId(), r.subId(), r.session(), r.items(), r.error()));
+      }
     } else if (msg instanceof NetworkInbox.Opened o) {
       Worker w = workers.get(ThreadLocalRandom.current().nextInt(workers.size()));
       Conn c = new Conn(o.connId(), o.tenant(), o.listener(), w, o.remote(), ipOf(o.remote()));

@@ -33,11 +33,14 @@ final class SseStreams {
   /** One open response. */
   private static final class Stream {
     final HttpServerResponse response;
+    /** The TCP connection under it, to cut a client that stopped reading (see {@link HardClose}). */
+    final io.netty.channel.Channel channel;
     boolean full;
     long slowTimer = -1;
 
-    Stream(HttpServerResponse response) {
+    Stream(HttpServerResponse response, io.netty.channel.Channel channel) {
       this.response = response;
+      this.channel = channel;
     }
   }
 
@@ -122,7 +125,7 @@ final class SseStreams {
         .putHeader(HttpHeaders.CACHE_CONTROL, "no-cache")
         .putHeader("X-Accel-Buffering", "no")
         .putHeader("Access-Control-Allow-Origin", "*");
-    Stream s = new Stream(resp);
+    Stream s = new Stream(resp, HardClose.channelOf(req.connection()));
     streams.put(id, s);
     resp.closeHandler(v -> gone(id));
     resp.exceptionHandler(t -> gone(id));
@@ -156,6 +159,7 @@ final class SseStreams {
             // not reading: the connection is cut (its queued chunks freed); the client resumes with its cursor
             metrics.slowConsumerClosed("sse");
             s.response.reset();
+            HardClose.now(s.channel); // reset() alone waits for the queued chunks to be written
           }
         });
       }

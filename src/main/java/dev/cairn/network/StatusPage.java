@@ -1,16 +1,26 @@
 package dev.cairn.network;
 
 import dev.cairn.config.TenantConfig;
+import io.vertx.core.json.JsonObject;
 
 /**
- * The small HTML page served at a tenant's root for browsers, with a live view of the change feed
- * (a browser {@code EventSource} on {@code /v1/events}; {@code ?since=} on the page is passed on, and
- * a tenant with SSE tokens gets a token field instead of connecting by itself).
+ * The small HTML page served at a tenant's root for browsers: live figures (its script polls
+ * {@code status.json} every {@link #POLL_MILLIS} and fills the table in, no reload) and a live view of
+ * the change feed (a browser {@code EventSource} on {@code /v1/events}; {@code ?since=} on the page is
+ * passed on, and a tenant with SSE tokens gets a token field instead of connecting by itself).
  */
 final class StatusPage {
+  static final long POLL_MILLIS = 2000;
+
   private StatusPage() {}
 
-  static String render(TenantConfig tenant, String wsUrl, long connections, long subscriptions, String eventsPath) {
+  /**
+   * @param name the tenant's name as NIP-11 shows it (a NIP-86 change included)
+   * @param figures the first reading of {@code status.json}, so the page is complete before its first poll
+   * @param statusPath where the script polls the figures
+   */
+  static String render(TenantConfig tenant, String name, String description, String wsUrl, JsonObject figures,
+      String eventsPath, String statusPath) {
     boolean tokens = !tenant.sseTokens().isEmpty();
     return """
         <!doctype html>
@@ -22,15 +32,39 @@ final class StatusPage {
         <body><h1>%s</h1><p>%s</p>
         <p>Nostr relay (NIP-01) at <code>%s</code>. Relay information: request this page with
         <code>Accept: application/nostr+json</code>.</p>
-        <table><tr><td>tenant</td><td><code>%s</code></td></tr>
-        <tr><td>open connections</td><td id="connections">%d</td></tr>
-        <tr><td>open subscriptions</td><td id="subscriptions">%d</td></tr></table>
+        <table id="figures"><tr><td>tenant</td><td><code>%s</code></td></tr>
+        <tr><td>events stored per second</td><td id="events_stored_per_second">%s</td></tr>
+        <tr><td>events received per second</td><td id="events_received_per_second">%s</td></tr>
+        <tr><td>events stored (since start)</td><td id="events_stored_total">%s</td></tr>
+        <tr><td>open connections</td><td id="connections">%s</td></tr>
+        <tr><td>open subscriptions</td><td id="subscriptions">%s</td></tr>
+        <tr><td>change-feed consumers (SSE)</td><td id="sse_connections">%s</td></tr>
+        <tr><td>outbox backlog (rows, all tenants)</td><td id="outbox_pending">%s</td></tr>
+        <tr><td>feed lag (changes in the retry buffer)</td><td id="feed_retry_buffer_depth">%s</td></tr></table>
+        <p><small>Live figures from <code>%s</code>, <span id="figures-state">refreshed every %d s</span>.</small></p>
         <h2>Change feed</h2>
         <p>Server-sent events at <code>%s</code>: <span id="feed-state">connecting</span>,
         cursor <code id="feed-cursor">-</code>.</p>
         <form id="feed-token" %s><label>SSE token <input id="token" type="password" autocomplete="off"></label>
         <button>connect</button></form>
         <ul id="feed"></ul>
+        <script>
+        (function () {
+          var statusPath = %s;
+          function poll() {
+            fetch(statusPath, {cache: 'no-store'}).then(function (r) { return r.json(); }).then(function (f) {
+              Object.keys(f).forEach(function (k) {
+                var cell = document.getElementById(k);
+                if (cell && typeof f[k] !== 'object') { cell.textContent = f[k]; }
+              });
+              document.getElementById('figures-state').textContent = 'updated ' + new Date(f.ts).toLocaleTimeString();
+            }).catch(function () {
+              document.getElementById('figures-state').textContent = 'relay unreachable, retrying';
+            });
+          }
+          setInterval(poll, %d);
+        })();
+        </script>
         <script>
         (function () {
           var path = %s, needsToken = %s, source = null, shown = 0;
@@ -68,9 +102,16 @@ final class StatusPage {
         })();
         </script>
         </body></html>
-        """.formatted(esc(tenant.name()), esc(tenant.name()), esc(tenant.description()), esc(wsUrl),
-        esc(tenant.id()), connections, subscriptions, esc(eventsPath), tokens ? "" : "hidden",
-        jsString(eventsPath), tokens);
+        """.formatted(esc(name), esc(name), esc(description), esc(wsUrl),
+        esc(tenant.id()), figure(figures, "events_stored_per_second"), figure(figures, "events_received_per_second"),
+        figure(figures, "events_stored_total"), figure(figures, "connections"), figure(figures, "subscriptions"),
+        figure(figures, "sse_connections"), figure(figures, "outbox_pending"), figure(figures, "feed_retry_buffer_depth"),
+        esc(statusPath), POLL_MILLIS / 1000, esc(eventsPath), tokens ? "" : "hidden",
+        jsString(statusPath), POLL_MILLIS, jsString(eventsPath), tokens);
+  }
+
+  private static String figure(JsonObject figures, String key) {
+    return esc(String.valueOf(figures.getValue(key, "-")));
   }
 
   private static String jsString(String s) {

@@ -2,6 +2,7 @@ package dev.cairn.nostr;
 
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
+import dev.cairn.nostr.negentropy.NegentropyHex;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -98,9 +99,76 @@ public final class ClientMessageParser {
       }
       case "AUTH":
         return new ClientMessage.AuthMessage(event(p, verb));
+      case "NEG-OPEN":
+        return negOpen(p, verb, maxSubIdLength);
+      case "NEG-MSG": {
+        String subId = negSubId(p, verb, maxSubIdLength);
+        byte[] message = negMessage(p, verb, subId);
+        end(p, verb + " must contain exactly a subscription id and a message", subId);
+        return new ClientMessage.NegMsgMessage(subId, message);
+      }
+      case "NEG-CLOSE": {
+        String subId = negSubId(p, verb, maxSubIdLength);
+        end(p, "NEG-CLOSE must contain exactly one subscription id", subId);
+        return new ClientMessage.NegCloseMessage(subId);
+      }
       default:
         throw new InvalidMessageException(
             "invalid: unknown message type \"" + truncate(verb) + "\"");
+    }
+  }
+
+  /** NIP-77: exactly one filter object, then the initial message. */
+  private static ClientMessage negOpen(JsonParser p, String verb, int maxSubIdLength)
+      throws InvalidMessageException, IOException {
+    String subId = negSubId(p, verb, maxSubIdLength);
+    if (p.nextToken() != JsonToken.START_OBJECT) {
+      throw new InvalidMessageException("invalid: NEG-OPEN must contain one filter object", null, null)
+          .forNegentropy(subId);
+    }
+    Filter filter;
+    try {
+      filter = FilterParser.parse(p);
+    } catch (InvalidMessageException e) {
+      throw e.forNegentropy(subId);
+    }
+    byte[] message = negMessage(p, verb, subId);
+    end(p, "NEG-OPEN must contain exactly a subscription id, one filter and a message", subId);
+    return new ClientMessage.NegOpenMessage(subId, filter, message);
+  }
+
+  private static String negSubId(JsonParser p, String verb, int maxLength)
+      throws InvalidMessageException, IOException {
+    try {
+      return subId(p, verb, maxLength);
+    } catch (InvalidMessageException e) {
+      // without a usable id there is no session to answer NEG-ERR on: NOTICE
+      throw e.subId() == null ? e : e.forNegentropy(e.subId());
+    }
+  }
+
+  /** The hex-encoded negentropy message, decoded (the protocol reads binary). */
+  private static byte[] negMessage(JsonParser p, String verb, String subId)
+      throws InvalidMessageException, IOException {
+    if (p.nextToken() != JsonToken.VALUE_STRING) {
+      throw new InvalidMessageException("invalid: " + verb + " must contain a hex message string", null, null)
+          .forNegentropy(subId);
+    }
+    String hex = p.getText();
+    if (hex.isEmpty()) {
+      throw new InvalidMessageException("invalid: empty negentropy message", null, null).forNegentropy(subId);
+    }
+    try {
+      return NegentropyHex.decode(hex);
+    } catch (IllegalArgumentException e) {
+      throw new InvalidMessageException("invalid: negentropy message is not hex (" + e.getMessage() + ")", null,
+          null).forNegentropy(subId);
+    }
+  }
+
+  private static void end(JsonParser p, String what, String subId) throws InvalidMessageException, IOException {
+    if (p.nextToken() != JsonToken.END_ARRAY) {
+      throw new InvalidMessageException("invalid: " + what, null, null).forNegentropy(subId);
     }
   }
 

@@ -11,6 +11,8 @@ public final class InvalidMessageException extends Exception {
 
   private final String eventId;
   private final String subId;
+  /** The refused frame was a NIP-77 NEG-* message: answer NEG-ERR rather than CLOSED. */
+  private final boolean negentropy;
 
   public InvalidMessageException(String message) {
     this(message, null, null);
@@ -21,9 +23,24 @@ public final class InvalidMessageException extends Exception {
    * @param subId the subscription id of the refused REQ/COUNT when it could be read (answer CLOSED)
    */
   public InvalidMessageException(String message, String eventId, String subId) {
+    this(message, eventId, subId, false);
+  }
+
+  private InvalidMessageException(String message, String eventId, String subId, boolean negentropy) {
     super(message, null, false, false);
     this.eventId = eventId;
     this.subId = subId;
+    this.negentropy = negentropy;
+  }
+
+  /** True when the subscription id is a NIP-77 sync session's: answer {@code ["NEG-ERR", subId, msg]}. */
+  public boolean negentropy() {
+    return negentropy;
+  }
+
+  /** Same reason, for the NIP-77 session {@code subId}. */
+  public InvalidMessageException forNegentropy(String subId) {
+    return new InvalidMessageException(getMessage(), null, subId, true);
   }
 
   /** The event id to answer {@code ["OK", id, false, msg]} with, or null. */
@@ -38,11 +55,11 @@ public final class InvalidMessageException extends Exception {
 
   /** Same reason, tagged with the subscription it belongs to. */
   public InvalidMessageException withSubId(String subId) {
-    return new InvalidMessageException(getMessage(), eventId, subId);
+    return new InvalidMessageException(getMessage(), eventId, subId, negentropy);
   }
 
   /** Same reason, tagged with the event it belongs to. */
   public InvalidMessageException withEventId(String eventId) {
-    return new InvalidMessageException(getMessage(), eventId, subId);
+    return new InvalidMessageException(getMessage(), eventId, subId, negentropy);
   }
 }

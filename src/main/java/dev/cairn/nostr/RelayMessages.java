@@ -1,7 +1,7 @@
 package dev.cairn.nostr;
 
 /**
- * Relay-to-client frames (NIP-01, NIP-42, NIP-45) as ready-to-send UTF-8 JSON. An EVENT frame is
+ * Relay-to-client frames (NIP-01, NIP-42, NIP-45, NIP-77) as ready-to-send UTF-8 JSON. An EVENT frame is
  * never built whole: it is {@link #eventPrefix} (one per subscription) + the event's stored JSON +
  * {@code "]"}, so the event bytes are shared by every subscriber that gets them.
  */
@@ -50,6 +50,18 @@ public final class RelayMessages {
   /** {@code ["AUTH", challenge]} (NIP-42). */
   public static byte[] auth(String challenge) {
     return frame("AUTH", challenge);
+  }
+
+  /** {@code ["NEG-MSG", subId, hex]} (NIP-77). */
+  public static byte[] negMsg(String subId, String hex) {
+    return new JsonBytes(16 + subId.length() + hex.length()).ascii("[\"NEG-MSG\",").string(subId).put(',')
+        .string(hex).put(']').toByteArray();
+  }
+
+  /** {@code ["NEG-ERR", subId, reason]} (NIP-77). */
+  public static byte[] negErr(String subId, String reason) {
+    return new JsonBytes(16 + subId.length() + reason.length()).ascii("[\"NEG-ERR\",").string(subId).put(',')
+        .string(reason).put(']').toByteArray();
   }
 
   private static byte[] frame(String verb, String arg) {

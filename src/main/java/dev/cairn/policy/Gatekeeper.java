@@ -1,5 +1,7 @@
 package dev.cairn.policy;
 
+import dev.cairn.admin.RelayAdmin;
+import dev.cairn.admin.TenantAdmin;
 import dev.cairn.config.Limits;
 import dev.cairn.config.PolicyConfig;
 import dev.cairn.config.TenantConfig;
@@ -14,8 +16,10 @@ import java.util.Map;
  * current {@link PolicyRules} snapshot and its stateful rules. Single-threaded: owned by the policy
  * node. Every rejection is counted by rule.
  *
- * <p>Events: validity (created_at, expiry, pow, NIP-70), blocked event id, blocked author, write
- * allowlist, blocked words, blocked patterns, rate limits (per IP, per pubkey, free-write),
+ * <p>Events: validity (created_at, expiry, pow, NIP-70), blocked event id, blocked author (the
+ * config's lists, then those NIP-86 admins set in {@link RelayAdmin}, read afresh for every event so
+ * a ban holds from the moment its call is answered), write allowlist (the config's members and the
+ * admins' allowed pubkeys), blocked words, blocked patterns, rate limits (per IP, per pubkey, free-write),
  * duplicate content ({@link #screen}), then the external judges (Java policies, plugin; asked by the
  * policy node, not here), and last mute ({@link #mute}), so a muted author sees the relay exactly as
  * anyone else would.
@@ -24,6 +28,7 @@ final class Gatekeeper {
   private final Limits limits;
   private final Map<String, TenantConfig> tenants;
   private final PolicyMetrics metrics;
+  private final RelayAdmin admin;
   private final Map<String, PolicyRules> rules = new HashMap<>();
   private final Map<String, TenantState> state = new HashMap<>();
   private final InFlightQueries inFlight = new InFlightQueries();
@@ -44,8 +49,10 @@ final class Gatekeeper {
     }
   }
 
-  Gatekeeper(Limits limits, Map<String, TenantConfig> tenants, PolicyConfig policy, PolicyMetrics metrics) {
+  Gatekeeper(Limits limits, Map<String, TenantConfig> tenants, PolicyConfig policy, PolicyMetrics metrics,
+      RelayAdmin admin) {
     this.limits = limits;
+    this.admin = admin;
     this.tenants = tenants;
     this.metrics = metrics;
     for (String id : tenants.keySet()) {
@@ -120,12 +127,16 @@ final class Gatekeeper {
 
   private Verdict tenantRules(String tenant, NostrEvent e, String ip, long nowNanos) {
     PolicyRules r = rules.get(tenant);
-    if (r == null) {
-      return null;
-    }
-    Verdict v = r.blacklist().author(e);
+    TenantAdmin a = admin == null ? TenantAdmin.EMPTY : admin.of(tenant);
+    Verdict v = r == null ? null : r.blacklist().author(e);
     if (v == null) {
-      v = r.writeAcl().check(e);
+      v = AdminChecks.banned(a, e);
+    }
+    if (r == null) {
+      return v != null ? v : AdminChecks.allowlisted(a, null, e);
+    }
+    if (v == null) {
+      v = AdminChecks.allowlisted(a, r.writeAcl(), e);
     }
     if (v == null) {
       v = r.blacklist().content(e);

@@ -1,5 +1,6 @@
 package dev.cairn.policy;
 
+import dev.cairn.admin.TenantAdmin;
 import dev.cairn.config.Limits;
 import dev.cairn.config.PolicyConfig;
 import dev.cairn.config.TenantConfig;
@@ -15,8 +16,9 @@ import dev.cairn.nostr.NostrEvent;
  *
  * <p>Applied, in the live order: NIP-70 protected events (refused unless allowed: an import is
  * not their author), content length and tag count, created_at not too far in the future, NIP-40
- * expired, NIP-13 proof of work, blocked event ids and authors, the write allowlist, blocked words
- * and patterns, then mutes (a shadow reject: not stored).
+ * expired, NIP-13 proof of work, blocked event ids and authors (the config's, then NIP-86's when
+ * {@link #withAdmin} gave them), the write allowlist, blocked words and patterns, then mutes (a
+ * shadow reject: not stored).
  *
  * <p>Not applied: the created_at lower bound (imports bring old events), auth, rate limits and
  * free-write limiter, duplicate content, Java policies and the plugin (they judge live traffic: an
@@ -31,17 +33,26 @@ public final class OfflineRules {
   private final Limits limits;
   private final PolicyRules rules;
   private final boolean allowProtected;
+  /** What NIP-86 admins set for the tenant (meta DB), applied like the config's lists. */
+  private final TenantAdmin admin;
 
-  private OfflineRules(Limits limits, PolicyRules rules, boolean allowProtected) {
+  private OfflineRules(Limits limits, PolicyRules rules, boolean allowProtected, TenantAdmin admin) {
     this.limits = limits;
     this.rules = rules;
     this.allowProtected = allowProtected;
+    this.admin = admin;
+  }
+
+  /** These rules plus the bans and allowed pubkeys NIP-86 admins set for the tenant. */
+  public OfflineRules withAdmin(TenantAdmin admin) {
+    return new OfflineRules(limits, rules, allowProtected, admin);
   }
 
   /** The rules of {@code tenant} under {@code limits} and {@code policy}; null policy: no tenant rules. */
   public static OfflineRules of(Limits limits, PolicyConfig policy, TenantConfig tenant, boolean allowProtected) {
     PolicyConfig.TenantPolicy p = policy == null || tenant == null ? null : policy.tenant(tenant.id());
-    return new OfflineRules(limits, p == null ? null : PolicyRules.of(tenant.id(), p, limits, tenant), allowProtected);
+    return new OfflineRules(limits, p == null ? null : PolicyRules.of(tenant.id(), p, limits, tenant), allowProtected,
+        TenantAdmin.EMPTY);
   }
 
   /** Null when {@code e} may be stored, {@link #MUTED}, or the refusal message. */
@@ -68,12 +79,15 @@ public final class OfflineRules {
         return "pow: difficulty " + bits + " is less than " + limits.minPowDifficulty();
       }
     }
-    if (rules == null) {
-      return null;
-    }
-    Verdict v = rules.blacklist().author(e);
+    Verdict v = rules == null ? null : rules.blacklist().author(e);
     if (v == null) {
-      v = rules.writeAcl().check(e);
+      v = AdminChecks.banned(admin, e);
+    }
+    if (v == null) {
+      v = AdminChecks.allowlisted(admin, rules == null ? null : rules.writeAcl(), e);
+    }
+    if (rules == null) {
+      return v == null ? null : v.message();
     }
     if (v == null) {
       v = rules.blacklist().content(e);

@@ -1,5 +1,6 @@
 package dev.cairn.policy;
 
+import dev.cairn.admin.RelayAdmin;
 import dev.cairn.config.CairnConfig;
 import dev.cairn.metrics.CairnMetrics;
 import dev.cairn.root.RootInbox;
@@ -30,13 +31,15 @@ public final class Policy extends Supervised {
   private final Channels channels;
   private final CairnConfig config;
   private final PolicyMetrics metrics;
+  private final RelayAdmin admin;
   private Gatekeeper gatekeeper;
   private RuleReloader reloader;
   private ExternalJudges externals;
   private BoundedChannel<RootInbox> toRoot;
 
-  public Policy(Channels channels, CairnConfig config, CairnMetrics metrics, CrashReporter root) {
+  public Policy(Channels channels, CairnConfig config, CairnMetrics metrics, RelayAdmin admin, CrashReporter root) {
     super(root);
+    this.admin = admin;
     this.channels = channels;
     this.config = config;
     this.metrics = new PolicyMetrics(metrics.registry());
@@ -50,7 +53,7 @@ public final class Policy extends Supervised {
       java.prepare(config.policy(), false);
       return java;
     }).map(java -> {
-      gatekeeper = new Gatekeeper(config.limits(), config.tenants(), config.policy(), metrics);
+      gatekeeper = new Gatekeeper(config.limits(), config.tenants(), config.policy(), metrics, admin);
       externals = new ExternalJudges(vertx, java, metrics);
       externals.configure(config.policy(), config.tenants().keySet());
       toRoot = channels.open("policy->root", Addresses.ROOT);

@@ -1,5 +1,6 @@
 package dev.cairn.root;
 
+import dev.cairn.admin.RelayAdmin;
 import dev.cairn.config.CairnConfig;
 import dev.cairn.config.Durations;
 import dev.cairn.delivery.Delivery;
@@ -56,12 +57,17 @@ public final class Root extends VerticleBase {
   private final OutboxPendingGauge outboxPending;
   /** Seed 000: the outbox's settings (outbox.*, nats.*, forward.relays). */
   private final OutboxSettings outboxSettings;
+  /** NIP-86: what admins changed over the API, enforced by policy and served by the listeners. */
+  private final RelayAdmin admin;
   private final Map<Long, InFlight> tickets = new HashMap<>();
   private final Map<String, InFlight> byEventKey = new HashMap<>();
   /** REQs (history queries) waiting for policy's admission, by ticket. */
   private final Map<Long, RootInbox.History> admitting = new HashMap<>();
   /** History queries on database-engine, by sub serial (unique per REQ/COUNT): failed back if it dies. */
   private final Map<Long, RootInbox.History> querying = new HashMap<>();
+  /** NIP-77 NEG-OPEN reads waiting for policy's admission, then running on database-engine, by ticket. */
+  private final Map<Long, RootInbox.SyncOpen> admittingSync = new HashMap<>();
+  private final Map<Long, RootInbox.SyncOpen> syncReading = new HashMap<>();
   /** The children, in deployment order; each redeploys itself from its factory (tree/Child). */
   private final Map<String, Child> children = new java.util.LinkedHashMap<>();
   private long nextTicket = 1;
@@ -109,6 +115,15 @@ public final class Root extends VerticleBase {
     this.feedSettings = FeedSettings.from(config);
     this.outboxPending = new OutboxPendingGauge(metrics.registry());
     this.outboxSettings = OutboxSettings.from(config.raw());
+    this.admin = new RelayAdmin(config.storeDir().resolve("meta.db"));
+  }
+
+  @Override
+  public Future<?> stop() {
+    return vertx.executeBlocking(() -> {
+      admin.close();
+      return null;
+    });
   }
 
   /** True once every node of the tree is deployed. */
@@ -136,8 +151,13 @@ public final class Root extends VerticleBase {
     // A (re)deployed network-manager starts from the stores' current high water: every event below it
     // is committed, and any dispatch of it still on its way is covered by a REQ's history query.
     child("network-manager", Addresses.NETWORK_MANAGER, () -> new NetworkManager(config, metrics, probes, channels,
-        currentEngine.highWater(), listenerIncarnations::incrementAndGet, crashReporter("network-manager")));
-    Future<?> started = Future.succeededFuture();
+        currentEngine.highWater(), listenerIncarnations::incrementAndGet, crashReporter("network-manager"))
+        .withAdmin(admin));
+    // The admins' bans must be in force before the first EVENT is judged: loaded (JDBC, on a worker) first.
+    Future<?> started = vertx.executeBlocking(() -> {
+      admin.open();
+      return null;
+    });
     for (Child c : children.values()) {
       started = started.compose(x -> c.deploy(vertx));
     }
@@ -167,11 +187,13 @@ public final class Root extends VerticleBase {
         config.storeReaders(), config.storeWriters(), config.maxBatch(), config.limits().defaultLimit(), config.limits().maxLimit(),
         crashReporter("database-engine")).withFeed(feedSettings, feedMetrics).withOutboxGauge(outboxPending)
         .expirySweepEvery(Durations.parse("store.expiry_sweep_interval",
-            config.raw().getJsonObject("store").getString("expiry_sweep_interval", "60s")).toMillis());
+            config.raw().getJsonObject("store").getString("expiry_sweep_interval", "60s")).toMillis())
+        .withQueryBudget(config.limits().queryBudgetMillis(), config.limits().queryBudgetText(),
+            metrics::queryBudgetExceeded);
   }
 
   private Policy policy() {
-    return new Policy(channels, config, metrics, crashReporter("policy"));
+    return new Policy(channels, config, metrics, admin, crashReporter("policy"));
   }
 
   private SigManager sigManager() {
@@ -299,7 +321,15 @@ public final class Root extends VerticleBase {
     } else if (msg instanceof RootInbox.History h) {
       admitReq(h);
     } else if (msg instanceof RootInbox.ReqAdmitted a) {
-      reqAdmitted(a);
+      if (admittingSync.containsKey(a.ticket())) {
+        syncAdmitted(a);
+      } else {
+        reqAdmitted(a);
+      }
+    } else if (msg instanceof RootInbox.SyncOpen o) {
+      admitSync(o);
+    } else if (msg instanceof RootInbox.SyncReadDone d) {
+      syncRead(d);
     } else if (msg instanceof RootInbox.Connected c) {
       toPolicy.send(new PolicyInbox.AdmitConnection(c.connId(), c.tenant(), c.ip()), inbox);
     } else if (msg instanceof RootInbox.ConnectionAdmitted a) {
@@ -348,12 +378,55 @@ public final class Root extends VerticleBase {
         h.seqBelow(), h.count()), inbox);
   }
 
+  // ---- NIP-77 NEG-OPEN: a read like a REQ's history, admitted by the same rules ----
+
+  /** A NEG-OPEN is a read: the REQ rate limit and in-flight query cap apply to it as to a REQ. */
+  private void admitSync(RootInbox.SyncOpen o) {
+    long ticket = nextTicket++;
+    admittingSync.put(ticket, o);
+    toPolicy.send(new PolicyInbox.AdmitReq(ticket, o.connId(), o.tenant(), o.ip(), o.subId(), List.of(o.filter()),
+        false), inbox);
+  }
+
+  private void syncAdmitted(RootInbox.ReqAdmitted a) {
+    RootInbox.SyncOpen o = admittingSync.remove(a.ticket());
+    if (a.rejection() != null) {
+      refuseSync(o, a.rejection());
+      return;
+    }
+    syncReading.put(a.ticket(), o);
+    toDatabaseQueries.send(new DatabaseInbox.SyncRead(a.ticket(), o.tenant(), o.filter(),
+        config.limits().negentropyMaxRecords()), inbox);
+  }
+
+  private void syncRead(RootInbox.SyncReadDone d) {
+    RootInbox.SyncOpen o = syncReading.remove(d.ticket());
+    if (o == null) {
+      return; // failed back already: the engine that ran it was replaced
+    }
+    toPolicy.send(new PolicyInbox.QueryDone(o.connId()), inbox);
+    if (d.error() != null) {
+      refuseSync(o, d.error());
+    } else if (d.items().tooMany()) {
+      refuseSync(o, "blocked: too many records (" + d.items().matched() + " > "
+          + config.limits().negentropyMaxRecords() + "), narrow the filter (since/until)");
+    } else {
+      toNetwork.sendOwed(new NetworkInbox.SyncItemsRead(o.connId(), o.subId(), o.session(), d.items().items(), null));
+    }
+  }
+
+  private void refuseSync(RootInbox.SyncOpen o, String message) {
+    toNetwork.sendOwed(new NetworkInbox.SyncItemsRead(o.connId(), o.subId(), o.session(), null, message));
+  }
+
   /** database-engine died with history queries on it: their REQs are CLOSED (or COUNTs refused), the clients retry. */
   private void failQueries(String message) {
     for (RootInbox.History h : querying.values()) {
       refuseReq(h, message); // policy forgets its in-flight counts (QueriesLost)
     }
     querying.clear();
+    syncReading.values().forEach(o -> refuseSync(o, message));
+    syncReading.clear();
   }
 
   private void refuseReq(RootInbox.History h, String message) {
@@ -367,5 +440,7 @@ public final class Root extends VerticleBase {
       refuseReq(h, "error: policy restarted, please retry");
     }
     admitting.clear();
+    admittingSync.values().forEach(o -> refuseSync(o, "error: policy restarted, please retry"));
+    admittingSync.clear();
   }
 }

@@ -4,6 +4,7 @@ import dev.cairn.nostr.Filter;
 import dev.cairn.nostr.NostrEvent;
 import dev.cairn.store.PersistResult;
 import dev.cairn.store.StoredEvent;
+import dev.cairn.store.SyncItems;
 import dev.cairn.tree.TreeMessage;
 import java.util.List;
 
@@ -41,4 +42,13 @@ public sealed interface RootInbox extends TreeMessage {
 
   record HistoryDone(long connId, String subId, long subSerial, boolean count, List<StoredEvent> events, long total, String error)
       implements RootInbox {}
+
+  // ---- NIP-77 NEG-OPEN: network-manager -> root -> policy (admission) -> database-engine -> root ----
+
+  /** A NEG-OPEN's read of the matching (created_at, id) items; {@code session} names it on its conn-worker. */
+  record SyncOpen(long connId, String tenant, String subId, long session, Filter filter, String ip)
+      implements RootInbox {}
+
+  /** database-engine's answer to a {@code SyncRead}: {@code items} or {@code error}. */
+  record SyncReadDone(long ticket, SyncItems items, String error) implements RootInbox {}
 }

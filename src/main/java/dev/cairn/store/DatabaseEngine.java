@@ -72,6 +72,10 @@ public final class DatabaseEngine extends Supervised {
   private FeedSettings feedSettings;
   private FeedMetrics feedMetrics;
   private long expirySweepMs = EXPIRY_SWEEP_MS;
+  /** {@code limits.query_budget} in ms (0: none), its text for the client, and its meter (tenant). */
+  private long queryBudgetMillis;
+  private String queryBudgetText = "0s";
+  private java.util.function.Consumer<String> budgetExceeded = tenant -> { };
   /** Tenants whose last periodic DB write failed, with the error (written on the engine's context). */
   private final Map<String, String> dbErrors = new java.util.concurrent.ConcurrentHashMap<>();
 
@@ -107,6 +111,17 @@ public final class DatabaseEngine extends Supervised {
   /** How often the NIP-40 purge runs ({@code store.expiry_sweep_interval}, default 60 s); call before deploying. */
   public DatabaseEngine expirySweepEvery(long millis) {
     this.expirySweepMs = millis > 0 ? millis : EXPIRY_SWEEP_MS;
+    return this;
+  }
+
+  /**
+   * {@code limits.query_budget}: a REQ or COUNT that runs longer in SQLite is stopped and answered
+   * {@code CLOSED "error: ..."}; {@code exceeded} counts it per tenant. Call before deploying.
+   */
+  public DatabaseEngine withQueryBudget(long millis, String text, java.util.function.Consumer<String> exceeded) {
+    this.queryBudgetMillis = Math.max(0, millis);
+    this.queryBudgetText = text;
+    this.budgetExceeded = exceeded;
     return this;
   }
 
@@ -192,19 +207,28 @@ public final class DatabaseEngine extends Supervised {
       outboxCommands.handle(c, inbox.hold());
     } else if (msg instanceof FeedCommand f) {
       feed.handle(f, inbox.hold());
+    } else if (msg instanceof DatabaseInbox.SyncRead r) {
+      syncRead(r);
     } else if (msg instanceof DatabaseInbox.Query q) {
       Runnable release = inbox.hold();
       TenantStore store = stores.get(q.tenant());
       long now = System.currentTimeMillis() / 1000;
       readerPool.executeBlocking(() -> q.count()
               ? new RootInbox.HistoryDone(q.connId(), q.subId(), q.subSerial(), true, List.of(),
-                  store.count(q.filters(), q.seqBelow(), now), null)
+                  store.count(q.filters(), q.seqBelow(), now, queryBudgetMillis), null)
               : new RootInbox.HistoryDone(q.connId(), q.subId(), q.subSerial(), false,
-                  store.query(q.filters(), q.seqBelow(), defaultLimit, maxLimit, now), 0, null), false)
+                  store.query(q.filters(), q.seqBelow(), defaultLimit, maxLimit, now, queryBudgetMillis), 0, null),
+              false)
           .onComplete(ar -> {
             release.run();
             if (ar.succeeded()) {
               toRoot.sendOwed(ar.result());
+            } else if (ar.cause() instanceof QueryBudgetExceeded) {
+              // The client's filter, not the store: no stack trace; the answer says what to change.
+              budgetExceeded.accept(q.tenant());
+              LOG.fine(() -> "tenant " + q.tenant() + ": query " + q.subId() + " stopped by limits.query_budget");
+              toRoot.sendOwed(new RootInbox.HistoryDone(q.connId(), q.subId(), q.subSerial(), q.count(), List.of(), 0,
+                  "error: query exceeded limits.query_budget (" + queryBudgetText + "); narrow the filter"));
             } else {
               LOG.log(Level.WARNING, "query failed for tenant " + q.tenant(), ar.cause());
               toRoot.sendOwed(new RootInbox.HistoryDone(q.connId(), q.subId(), q.subSerial(), q.count(), List.of(), 0,
@@ -212,6 +236,26 @@ public final class DatabaseEngine extends Supervised {
             }
           });
     }
+  }
+
+  /**
+   * NIP-77: reads a NEG-OPEN's items on the reader pool, like a REQ's history (the event loop never
+   * waits on SQLite), and builds the sorted set there too: the session gets it ready to use.
+   */
+  private void syncRead(DatabaseInbox.SyncRead r) {
+    Runnable release = inbox.hold();
+    TenantStore store = stores.get(r.tenant());
+    long now = System.currentTimeMillis() / 1000;
+    readerPool.executeBlocking(() -> store.syncItems(r.filter(), r.maxRecords(), now), false)
+        .onComplete(ar -> {
+          release.run();
+          if (ar.succeeded()) {
+            toRoot.sendOwed(new RootInbox.SyncReadDone(r.ticket(), ar.result(), null));
+          } else {
+            LOG.log(Level.WARNING, "negentropy read failed for tenant " + r.tenant(), ar.cause());
+            toRoot.sendOwed(new RootInbox.SyncReadDone(r.ticket(), null, "error: query failed"));
+          }
+        });
   }
 
   /** Starts one transaction with everything pending for the tenant, unless one is running. */

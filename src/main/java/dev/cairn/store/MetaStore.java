@@ -10,7 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The meta DB ({@code data/meta.db}): tenant registry. Plain JDBC, blocking, thread-safe (one
+ * The meta DB ({@code data/meta.db}): tenant registry and the NIP-86 admin changes. Plain JDBC, blocking, thread-safe (one
  * connection, synchronized). Migrations from {@code db/sqlite-meta/}.
  */
 public final class MetaStore implements AutoCloseable {
@@ -89,6 +89,33 @@ public final class MetaStore implements AutoCloseable {
     }
   }
 
+  /**
+   * Gives a registered tenant a new feed epoch (never the same as the old one) and returns it: every
+   * cursor of the old epoch then gets {@code reset(server_restart)}. Only while no relay runs on the
+   * store (it keeps its epochs in memory): the {@code new-epoch} command after restoring a backup.
+   */
+  public synchronized String rotateFeedEpoch(String tenantId) {
+    ensureOpen();
+    try {
+      String old = feedEpochOrNull(tenantId);
+      if (old == null) {
+        throw new StoreException("tenant " + tenantId + " is not registered in " + file);
+      }
+      String fresh = newEpoch();
+      while (fresh.equals(old)) {
+        fresh = newEpoch();
+      }
+      try (PreparedStatement ps = conn.prepareStatement("UPDATE tenants SET feed_epoch = ? WHERE id = ?")) {
+        ps.setString(1, fresh);
+        ps.setString(2, tenantId);
+        ps.executeUpdate();
+      }
+      return fresh;
+    } catch (SQLException e) {
+      throw new StoreException("rotateFeedEpoch(" + tenantId + ") failed on " + file, e);
+    }
+  }
+
   /** Registered tenant ids, sorted. */
   public synchronized List<String> tenants() {
     ensureOpen();
@@ -101,6 +128,64 @@ public final class MetaStore implements AutoCloseable {
       return out;
     } catch (SQLException e) {
       throw new StoreException("listing tenants failed on " + file, e);
+    }
+  }
+
+  /** Every tenant's NIP-86 list entries and changed NIP-11 fields ({@link AdminRow#INFO}), oldest first. */
+  public synchronized List<AdminRow> adminRows() {
+    ensureOpen();
+    List<AdminRow> out = new ArrayList<>();
+    try (PreparedStatement ps = conn.prepareStatement(
+            "SELECT tenant, list, value, reason FROM admin_entries ORDER BY added_at, rowid");
+        ResultSet rs = ps.executeQuery()) {
+      while (rs.next()) {
+        out.add(new AdminRow(rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4)));
+      }
+    } catch (SQLException e) {
+      throw new StoreException("reading admin_entries failed on " + file, e);
+    }
+    try (PreparedStatement ps = conn.prepareStatement("SELECT tenant, field, value FROM admin_info ORDER BY tenant, field");
+        ResultSet rs = ps.executeQuery()) {
+      while (rs.next()) {
+        out.add(new AdminRow(rs.getString(1), AdminRow.INFO, rs.getString(2), rs.getString(3)));
+      }
+    } catch (SQLException e) {
+      throw new StoreException("reading admin_info failed on " + file, e);
+    }
+    return out;
+  }
+
+  /**
+   * Writes one admin change, durably (autocommit): an entry added (its reason replaced when it was
+   * there), an entry removed ({@code present} false), or a NIP-11 field set.
+   */
+  public synchronized void putAdminRow(AdminRow row, boolean present) {
+    ensureOpen();
+    long now = System.currentTimeMillis() / 1000;
+    String sql = row.list().equals(AdminRow.INFO)
+        ? "INSERT INTO admin_info(tenant, field, value, changed_at) VALUES (?, ?, ?, ?)"
+            + " ON CONFLICT(tenant, field) DO UPDATE SET value = excluded.value, changed_at = excluded.changed_at"
+        : present
+            ? "INSERT INTO admin_entries(tenant, list, value, reason, added_at) VALUES (?, ?, ?, ?, ?)"
+                + " ON CONFLICT(tenant, list, value) DO UPDATE SET reason = excluded.reason"
+            : "DELETE FROM admin_entries WHERE tenant = ? AND list = ? AND value = ?";
+    try (PreparedStatement ps = conn.prepareStatement(sql)) {
+      ps.setString(1, row.tenant());
+      if (row.list().equals(AdminRow.INFO)) {
+        ps.setString(2, row.value());
+        ps.setString(3, row.note());
+        ps.setLong(4, now);
+      } else {
+        ps.setString(2, row.list());
+        ps.setString(3, row.value());
+        if (present) {
+          ps.setString(4, row.note() == null ? "" : row.note());
+          ps.setLong(5, now);
+        }
+      }
+      ps.executeUpdate();
+    } catch (SQLException e) {
+      throw new StoreException("writing " + row + " failed on " + file, e);
     }
   }
 

@@ -2,6 +2,7 @@ package dev.cairn.store;
 
 import dev.cairn.nostr.Filter;
 import dev.cairn.nostr.Hex;
+import dev.cairn.nostr.negentropy.VectorStorage;
 
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -112,6 +113,36 @@ final class SqliteEventReader {
         return rs.next() ? rs.getLong(1) : 0L;
       }
     }
+  }
+
+  /**
+   * NIP-77: the (created_at, id) items of the events matching {@code w}, at most {@code limit} of them
+   * (the newest, as REQ picks them; negative: all). Reads at most {@code max + 1} rows, so a filter over
+   * millions of events costs no more than the cap before it is refused; then counts them for the answer.
+   */
+  static SyncItems syncItems(Sql sql, FilterSql.Where w, int limit, int max) throws SQLException {
+    boolean limited = limit >= 0 && limit <= max;
+    String text = "SELECT e.created_at, e.id FROM " + w.from() + " WHERE " + w.sql()
+        + (limited ? " ORDER BY " + w.orderBy() : "") + " LIMIT ?";
+    PreparedStatement ps = sql.prepare(text);
+    FilterSql.bind(ps, w.params());
+    ps.setInt(w.params().size() + 1, limited ? limit : max + 1);
+    VectorStorage.Builder items = VectorStorage.builder(Math.min(limited ? limit : max, 4096));
+    int n = 0;
+    try (ResultSet rs = ps.executeQuery()) {
+      while (rs.next()) {
+        if (++n > max) {
+          break;
+        }
+        items.add(rs.getLong(1), rs.getBytes(2));
+      }
+    }
+    if (n > max) {
+      // An explicit limit above the cap still returns at most limit rows: count what it would get.
+      long matched = count(sql, List.of(w));
+      return new SyncItems(null, limit >= 0 ? Math.min(matched, limit) : matched);
+    }
+    return new SyncItems(items.build(), n);
   }
 
   /** Query plan lines for one part (diagnostics and tests). */

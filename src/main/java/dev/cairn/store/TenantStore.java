@@ -54,6 +54,8 @@ public final class TenantStore implements AutoCloseable {
   private final List<Connection> readerList;
   /** Reader connections with their kept statements; a query takes one for its duration. */
   private final BlockingQueue<Sql> readers;
+  /** The query budget of each reader connection (fixed at open; a query uses its reader's). */
+  private final java.util.Map<Sql, ReadDeadline> deadlines = new java.util.IdentityHashMap<>();
   private final Connection checkpointer;
   /** The search DB ({@code <tenant>.search.db}) with the tenant DB attached as {@code t}: the search indexer's. */
   private final Sql search;
@@ -82,6 +84,9 @@ public final class TenantStore implements AutoCloseable {
     this.writerSql = new Sql(writer);
     this.readerList = readerList;
     this.readers = new ArrayBlockingQueue<>(readerList.size(), false, readerList.stream().map(Sql::new).toList());
+    for (Sql r : readers) {
+      deadlines.put(r, new ReadDeadline(r.connection()));
+    }
     this.checkpointer = checkpointer;
     this.search = new Sql(search);
     begin = writer.prepareStatement("BEGIN IMMEDIATE");
@@ -367,16 +372,30 @@ public final class TenantStore implements AutoCloseable {
    */
   public List<StoredEvent> query(List<Filter> filters, long seqBelow, int defaultLimit, int maxLimit,
       long nowEpochSeconds) {
+    return query(filters, seqBelow, defaultLimit, maxLimit, nowEpochSeconds, 0);
+  }
+
+  /**
+   * {@link #query}, stopped by SQLite once it has run {@code budgetMillis} ({@code limits.query_budget};
+   * {@code <= 0}: no budget): then throws {@link QueryBudgetExceeded}, with no partial answer.
+   */
+  public List<StoredEvent> query(List<Filter> filters, long seqBelow, int defaultLimit, int maxLimit,
+      long nowEpochSeconds, long budgetMillis) {
     List<SqliteEventReader.Part> parts =
         SqliteEventReader.parts(filters, seqBelow, defaultLimit, maxLimit, nowEpochSeconds);
     if (parts.isEmpty()) {
       return List.of();
     }
-    return withReader(c -> SqliteEventReader.query(c, parts));
+    return withReader(budgetMillis, c -> SqliteEventReader.query(c, parts));
   }
 
   /** NIP-45: how many distinct stored events match any filter (limits ignored). Thread-safe. */
   public long count(List<Filter> filters, long seqBelow, long nowEpochSeconds) {
+    return count(filters, seqBelow, nowEpochSeconds, 0);
+  }
+
+  /** {@link #count} within {@code budgetMillis}, like {@link #query(List, long, int, int, long, long)}. */
+  public long count(List<Filter> filters, long seqBelow, long nowEpochSeconds, long budgetMillis) {
     List<FilterSql.Where> wheres = new ArrayList<>();
     for (Filter f : filters) {
       FilterSql.Where w = FilterSql.where(f, seqBelow, nowEpochSeconds);
@@ -387,7 +406,22 @@ public final class TenantStore implements AutoCloseable {
     if (wheres.isEmpty()) {
       return 0;
     }
-    return withReader(c -> SqliteEventReader.count(c, wheres));
+    return withReader(budgetMillis, c -> SqliteEventReader.count(c, wheres));
+  }
+
+  /**
+   * NIP-77: the (created_at, id) items of the stored events matching {@code filter} with the same
+   * semantics as a REQ (not expired at {@code now}; deleted and replaced events are gone from the
+   * table), {@code limit} honoured when the filter has one but no default limit; at most
+   * {@code maxRecords}, else only how many matched. Thread-safe.
+   */
+  public SyncItems syncItems(Filter filter, int maxRecords, long nowEpochSeconds) {
+    FilterSql.Where w = FilterSql.where(filter, Long.MAX_VALUE, nowEpochSeconds);
+    int limit = filter.limit() == null ? -1 : filter.limit();
+    if (w == null || limit == 0) {
+      return new SyncItems(dev.cairn.nostr.negentropy.VectorStorage.builder(1).build(), 0);
+    }
+    return withReader(c -> SqliteEventReader.syncItems(c, w, limit, maxRecords));
   }
 
   /**
@@ -424,6 +458,11 @@ public final class TenantStore implements AutoCloseable {
   }
 
   private <T> T withReader(SqlWork<T> work) {
+    return withReader(0, work);
+  }
+
+  /** Work on a reader connection, within {@code budgetMillis} when positive ({@link ReadDeadline}). */
+  private <T> T withReader(long budgetMillis, SqlWork<T> work) {
     ensureOpen();
     Sql c;
     try {
@@ -438,7 +477,7 @@ public final class TenantStore implements AutoCloseable {
     }
     try {
       ensureOpen();
-      return work.run(c);
+      return deadlines.get(c).within(budgetMillis, c, work);
     } catch (SQLException e) {
       throw new StoreException("query failed on " + file, e);
     } finally {

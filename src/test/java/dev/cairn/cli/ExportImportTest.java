@@ -271,6 +271,24 @@ class ExportImportTest {
   }
 
   @Test
+  void theBansNip86AdminsSetApplyToADirectImport() throws Exception {
+    Path b = dir("nip86");
+    long now = now();
+    NostrEvent fromBob = BOB.sign(now - 10, 1, List.of(), "bob is banned");
+    NostrEvent bannedEvent = ALICE.sign(now - 10, 1, List.of(), "this one is banned");
+    NostrEvent fine = ALICE.sign(now - 9, 1, List.of(), "fine");
+    try (dev.cairn.admin.RelayAdmin admin = new dev.cairn.admin.RelayAdmin(b.resolve("meta.db"))) {
+      admin.open();
+      admin.set("default", dev.cairn.admin.AdminList.BANNED_PUBKEYS, BOB.pubkey(), "spam", true);
+      admin.set("default", dev.cairn.admin.AdminList.BANNED_EVENTS, bannedEvent.id(), "", true);
+    }
+    Result r = CliHarness.run(env(b), jsonl(List.of(fromBob, bannedEvent, fine)), "import", "--quiet");
+    assertEquals(1, r.count("stored"), r.toString());
+    assertEquals(1, r.count("blocked: this pubkey was banned by the relay's admins"), r.toString());
+    assertEquals(1, r.count("blocked: this event was banned by the relay's admins"), r.toString());
+  }
+
+  @Test
   void aStrfryExportImports() throws Exception {
     byte[] strfry = resource("strfry-export.jsonl");
     byte[] published = resource("strfry-published.jsonl");

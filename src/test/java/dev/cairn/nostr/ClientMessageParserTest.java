@@ -160,4 +160,42 @@ class ClientMessageParserTest {
         () -> ((ClientMessage.EventMessage) parse("[\"EVENT\"," + EVENT + "]")).event().tags()
             .add(List.of()));
   }
+
+  @Test
+  void parsesNegentropyMessages() throws Exception {
+    var open = assertInstanceOf(ClientMessage.NegOpenMessage.class,
+        parse("[\"NEG-OPEN\",\"n\",{\"kinds\":[1],\"since\":5},\"61Ff\"]"));
+    assertEquals("n", open.subId());
+    assertEquals(Set.of(1), open.filter().kinds());
+    assertEquals(5L, open.filter().since());
+    org.junit.jupiter.api.Assertions.assertArrayEquals(new byte[] {0x61, (byte) 0xff}, open.message());
+    var msg = assertInstanceOf(ClientMessage.NegMsgMessage.class, parse("[\"NEG-MSG\",\"n\",\"6100\"]"));
+    assertEquals("n", msg.subId());
+    assertEquals(2, msg.message().length);
+    assertEquals("n", assertInstanceOf(ClientMessage.NegCloseMessage.class, parse("[\"NEG-CLOSE\",\"n\"]")).subId());
+  }
+
+  @Test
+  void negentropyErrorsAnswerOnTheSession() {
+    for (String bad : List.of(
+        "[\"NEG-OPEN\",\"n\",{\"kinds\":\"x\"},\"61\"]",  // bad filter
+        "[\"NEG-OPEN\",\"n\",{},{},\"61\"]",              // two filters
+        "[\"NEG-OPEN\",\"n\",{}]",                       // no message
+        "[\"NEG-OPEN\",\"n\",{},\"6\"]",                 // odd hex
+        "[\"NEG-OPEN\",\"n\",{},\"zz\"]",                // not hex
+        "[\"NEG-MSG\",\"n\",\"\"]",                      // empty
+        "[\"NEG-MSG\",\"n\",61]",                        // not a string
+        "[\"NEG-CLOSE\",\"n\",\"x\"]")) {                 // extra element
+      InvalidMessageException e = rejects(bad);
+      assertEquals("n", e.subId(), bad);
+      org.junit.jupiter.api.Assertions.assertTrue(e.negentropy(), bad);
+      org.junit.jupiter.api.Assertions.assertTrue(e.getMessage().startsWith("invalid: "), bad);
+    }
+    // no usable session id: a NOTICE, like any frame without one
+    InvalidMessageException e = rejects("[\"NEG-OPEN\",7,{},\"61\"]");
+    assertNull(e.subId());
+    // not JSON wins over everything
+    rejects("[\"NEG-OPEN\",\"n\",{\"kinds\":\"x\"},\"61\"", "invalid: message is not valid JSON");
+    rejects("[\"NEG-FOO\"]", "invalid: unknown message type \"NEG-FOO\"");
+  }
 }

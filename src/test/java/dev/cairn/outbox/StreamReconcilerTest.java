@@ -14,6 +14,31 @@ import org.junit.jupiter.api.Test;
 
 /** Start-time reconcile of an existing stream and consumer, against the real JetStream. */
 class StreamReconcilerTest {
+  private static final Duration WEEK = Duration.ofHours(168);
+
+  @Test
+  void aNewStreamGetsTheDuplicateWindowAndTheConfiguredMaxAgeAndZeroKeepsForever() throws Exception {
+    try (NatsSupport nats = new NatsSupport()) {
+      assertEquals(List.of(), StreamReconciler.reconcile(nats.jsm, nats.stream, nats.prefix + ".>", 5, WEEK));
+      StreamConfiguration sc = nats.jsm.getStreamInfo(nats.stream).getConfiguration();
+      assertEquals(WEEK, sc.getMaxAge());
+      assertEquals(Duration.ofHours(1), sc.getDuplicateWindow());
+      List<String> warnings = StreamReconciler.reconcile(nats.jsm, nats.stream, nats.prefix + ".>", 5, Duration.ZERO);
+      assertEquals(1, warnings.size(), warnings.toString());
+      assertEquals(Duration.ZERO, nats.jsm.getStreamInfo(nats.stream).getConfiguration().getMaxAge());
+    }
+  }
+
+  @Test
+  void aMaxAgeShorterThanTheDuplicateWindowIsAConfigError() {
+    io.vertx.core.json.JsonObject raw = new io.vertx.core.json.JsonObject()
+        .put("nats", new io.vertx.core.json.JsonObject().put("stream_max_age", "30m"));
+    dev.cairn.config.ConfigException e = org.junit.jupiter.api.Assertions.assertThrows(
+        dev.cairn.config.ConfigException.class, () -> dev.cairn.delivery.outbox.OutboxSettings.from(raw));
+    assertTrue(e.getMessage().contains("nats.stream_max_age") && e.getMessage().contains("at least 1h"), e.getMessage());
+    assertEquals(Duration.ZERO, dev.cairn.delivery.outbox.OutboxSettings.from(new io.vertx.core.json.JsonObject()
+        .put("nats", new io.vertx.core.json.JsonObject().put("stream_max_age", "0s"))).streamMaxAge());
+  }
 
   @Test
   void anExistingStreamAndConsumerAreUpdatedInPlaceKeepingTheirOtherSettings() throws Exception {
@@ -24,11 +49,12 @@ class StreamReconcilerTest {
       nats.jsm.addOrUpdateConsumer(nats.stream, ConsumerConfiguration.builder().durable(StreamReconciler.CONSUMER)
           .filterSubject(nats.prefix + ".>").ackPolicy(AckPolicy.Explicit).maxDeliver(3)
           .ackWait(Duration.ofSeconds(30)).description("operator's consumer").build());
-      List<String> warnings = StreamReconciler.reconcile(nats.jsm, nats.stream, nats.prefix + ".>", 7);
+      List<String> warnings = StreamReconciler.reconcile(nats.jsm, nats.stream, nats.prefix + ".>", 7, WEEK);
       assertEquals(2, warnings.size(), warnings.toString());
-      assertTrue(warnings.get(0).contains("updated it in place"), warnings.get(0));
+      assertTrue(warnings.get(0).contains("max_age unlimited; updated it in place"), warnings.get(0));
       StreamConfiguration sc = nats.jsm.getStreamInfo(nats.stream).getConfiguration();
       assertEquals(Duration.ofHours(1), sc.getDuplicateWindow());
+      assertEquals(WEEK, sc.getMaxAge());
       assertEquals(12345, sc.getMaxMsgs());
       assertEquals("operator's", sc.getDescription());
       assertEquals(StorageType.Memory, sc.getStorageType());
@@ -38,7 +64,7 @@ class StreamReconcilerTest {
       assertEquals(StreamReconciler.ACK_WAIT, cc.getAckWait());
       assertEquals("operator's consumer", cc.getDescription());
       // A second start finds everything as needed: no warning.
-      assertEquals(List.of(), StreamReconciler.reconcile(nats.jsm, nats.stream, nats.prefix + ".>", 7));
+      assertEquals(List.of(), StreamReconciler.reconcile(nats.jsm, nats.stream, nats.prefix + ".>", 7, WEEK));
     }
   }
 
@@ -49,9 +75,11 @@ class StreamReconcilerTest {
       nats.jsm.addStream(StreamConfiguration.builder().name(nats.stream).subjects(nats.prefix + ".>")
           .storageType(StorageType.Memory).maxAge(Duration.ofMinutes(30)).duplicateWindow(Duration.ofMinutes(2))
           .build());
-      List<String> warnings = StreamReconciler.reconcile(nats.jsm, nats.stream, nats.prefix + ".>", 10);
+      List<String> warnings = StreamReconciler.reconcile(nats.jsm, nats.stream, nats.prefix + ".>", 10,
+          Duration.ofMinutes(30));
       assertEquals(1, warnings.size(), warnings.toString());
-      assertTrue(warnings.get(0).contains("nats stream edit " + nats.stream + " --dupe-window 1h"), warnings.get(0));
+      assertTrue(warnings.get(0).contains("nats stream edit " + nats.stream + " --dupe-window 1h --max-age 1800s"),
+          warnings.get(0));
       assertEquals(Duration.ofMinutes(2), nats.jsm.getStreamInfo(nats.stream).getConfiguration().getDuplicateWindow());
       // The consumer was still created.
       assertEquals(10, nats.jsm.getConsumerInfo(nats.stream, StreamReconciler.CONSUMER)

@@ -35,7 +35,7 @@ class GatekeeperTest {
   }
 
   private Gatekeeper gatekeeper(CairnConfig c) {
-    return new Gatekeeper(c.limits(), c.tenants(), c.policy(), new PolicyMetrics(registry));
+    return new Gatekeeper(c.limits(), c.tenants(), c.policy(), new PolicyMetrics(registry), null);
   }
 
   private static NostrEvent note(EventSigner s, String content) {

@@ -46,10 +46,14 @@ class HostileClientsTest {
       }
       assertEquals(sent, got, "a reading subscriber gets every event while another one stalls");
       awaitCounter(relay, "ws", 15_000);
+      Thread.sleep(1_500); // the close frame's grace (1 s), then the TCP connection must be gone
       long bytes = paused.readToEof(10_000);
       assertTrue(bytes >= 0, "the paused reader's TCP connection is closed");
       assertTrue(System.currentTimeMillis() - start < 2_000 + 10_000 + 5_000, "within the timeout and 10 s");
-      assertTrue(bytes < 8L << 20, "its queue was dropped, not sent (" + bytes + " bytes read)");
+      // ~4 MB were published for it; most of it sat in the server's kernel send buffer. A close that
+      // only queues a close frame behind that (the socket stays ESTABLISHED) lets a reader that
+      // resumes drain it all; a real cut (reset) leaves it at most its own small receive buffer.
+      assertTrue(bytes < 1L << 20, "its queue was dropped, not sent, also the kernel's (" + bytes + " bytes read)");
     }
   }
 
@@ -74,7 +78,12 @@ class HostileClientsTest {
       Thread.sleep(300);
       publishBig(pub, 300);
       awaitCounter(relay, "sse", 15_000);
-      assertTrue(paused.readToEof(10_000) >= 0, "the paused SSE reader's TCP connection is closed");
+      Thread.sleep(500);
+      long bytes = paused.readToEof(10_000);
+      assertTrue(bytes >= 0, "the paused SSE reader's TCP connection is closed");
+      // ~4 MB of frames were due; a reset leaves the reader at most its own receive buffer, while a
+      // response reset that waits for the queued chunks would let it drain megabytes first.
+      assertTrue(bytes < 1L << 20, "cut, not drained (" + bytes + " bytes read)");
     }
   }
 

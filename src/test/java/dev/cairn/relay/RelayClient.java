@@ -39,7 +39,7 @@ public final class RelayClient implements AutoCloseable {
     });
   }
 
-  static RelayClient connect(int port, String path) throws Exception {
+  public static RelayClient connect(int port, String path) throws Exception {
     return connect(port, path, new WebSocketClientOptions());
   }
 

@@ -1,5 +1,6 @@
 package dev.cairn.delivery.feed;
 
+import dev.cairn.delivery.FeedInbox;
 import java.util.Set;
 
 /** One SSE stream's state in delivery; touched on delivery's event loop only. */
@@ -28,6 +29,8 @@ final class FeedSession {
   boolean writable = true;
   boolean closed;
   Next next = Next.NONE;
+  /** A replay page read ahead while the chunk before it was still being written (null: none). */
+  FeedInbox.FeedPageRead prefetched;
   int fullPages;
   long errorBackoff;
   long timer = -1;
@@ -48,6 +51,6 @@ final class FeedSession {
 
   /** Nothing outstanding: no read, no chunk waiting for its write, no timer armed. */
   boolean idle() {
-    return opened && !querying && !chunkOut && timer < 0 && !closed;
+    return opened && !querying && !chunkOut && prefetched == null && timer < 0 && !closed;
   }
 }

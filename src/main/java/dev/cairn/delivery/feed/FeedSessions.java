@@ -180,6 +180,14 @@ public final class FeedSessions {
       return;
     }
     s.querying = false;
+    if (s.chunkOut || !s.writable) {
+      s.prefetched = p; // read ahead during the replay: sent once the chunk before it is written
+      return;
+    }
+    sendPage(s, p);
+  }
+
+  private void sendPage(FeedSession s, FeedInbox.FeedPageRead p) {
     if (p.error() != null) {
       s.errorBackoff = s.errorBackoff == 0 ? FeedSettings.ERROR_BACKOFF_INITIAL_MILLIS
           : Math.min(s.errorBackoff * 2, FeedSettings.ERROR_BACKOFF_MAX_MILLIS);
@@ -227,6 +235,11 @@ public final class FeedSessions {
     }
     if (out.length() > 0) {
       write(s, out.toByteArray(), true, false);
+      if (!s.live && s.next == FeedSession.Next.PULL && s.writable) {
+        // Replay: read the next page while this one is written, so the DB read and the socket
+        // overlap instead of taking turns (at most one page read ahead per stream).
+        pull(s);
+      }
     } else {
       advance(s);
     }
@@ -245,6 +258,14 @@ public final class FeedSessions {
     }
     s.chunkOut = false;
     s.writable = w.writable();
+    if (s.prefetched != null) {
+      if (s.writable) {
+        FeedInbox.FeedPageRead p = s.prefetched;
+        s.prefetched = null;
+        sendPage(s, p);
+      }
+      return;
+    }
     advance(s);
   }
 

@@ -86,13 +86,18 @@ final class NatsRelay {
         }
         int count = published;
         long wait = deferUntil;
-        return db.settle(tenant, settlements).map(x -> {
-          metrics.published(OutboxSettings.NATS, count);
-          if (wait >= 0) {
-            return wait;
-          }
-          return claim.rows().size() >= settings.batch() ? OutboxPump.AGAIN : claim.nextDueMs();
-        });
+        Future<Integer> settled = db.settle(tenant, settlements)
+            .onSuccess(x -> metrics.published(OutboxSettings.NATS, count))
+            .onFailure(t -> LOG.warning("outbox: settling " + settlements.size() + " published row(s) of tenant "
+                + tenant + " failed (" + t.getMessage() + "); they are claimed again after the lease and"
+                + " republished (the broker drops the repeats)"));
+        if (wait >= 0 || claim.rows().size() < settings.batch()) {
+          return settled.map(x -> wait >= 0 ? wait : claim.nextDueMs());
+        }
+        // A full batch: claim the next one now. The engine runs a tenant's outbox commands in order
+        // and groups those that queue up into one transaction, so this settle and the next claim
+        // usually commit together: one writer round trip per batch instead of two.
+        return Future.succeededFuture(OutboxPump.AGAIN);
       });
     });
   }

@@ -85,7 +85,7 @@ public final class OutboxDelivery {
     if (OutboxSettings.JETSTREAM.equals(settings.natsMode())) {
       ready = natsWorker.executeBlocking(() -> {
         StreamReconciler.reconcile(link.connection().jetStreamManagement(), settings.stream(), settings.subjects(),
-            settings.maxAttempts());
+            settings.maxAttempts(), settings.streamMaxAge());
         return null;
       }, false).mapEmpty();
     }

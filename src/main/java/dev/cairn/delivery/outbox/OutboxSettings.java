@@ -21,6 +21,7 @@ public record OutboxSettings(
     String natsMode,
     String stream,
     String subjectPrefix,
+    java.time.Duration streamMaxAge,
     List<String> forwardRelays) {
 
   public static final String DB = "db";
@@ -44,6 +45,12 @@ public record OutboxSettings(
     if (maxAttempts < 1) {
       throw new ConfigException("outbox.max_attempts must be at least 1");
     }
+    java.time.Duration maxAge = Durations.parse("nats.stream_max_age", nats.getString("stream_max_age", "168h"));
+    if (!maxAge.isZero() && maxAge.compareTo(StreamReconciler.DUPLICATE_WINDOW) < 0) {
+      // JetStream refuses a duplicate window longer than max_age, and dedup is what the window is for.
+      throw new ConfigException("nats.stream_max_age: " + maxAge + " is shorter than the stream's 1h duplicate window;"
+          + " give 0s (keep forever) or at least 1h");
+    }
     List<String> relays = new ArrayList<>();
     for (Object o : forward.getJsonArray("relays", new JsonArray())) {
       relays.add(String.valueOf(o));
@@ -52,7 +59,7 @@ public record OutboxSettings(
         Durations.parse("outbox.claim_lease", outbox.getString("claim_lease", "600s")).toMillis(),
         Durations.parse("outbox.ledger_lease", outbox.getString("ledger_lease", "1800s")).toMillis(),
         nats.getString("url", "nats://127.0.0.1:4222"), mode, nats.getString("stream", "CAIRN_OUTBOX"),
-        nats.getString("subject_prefix", "cairn"), List.copyOf(relays));
+        nats.getString("subject_prefix", "cairn"), maxAge, List.copyOf(relays));
   }
 
   /** {@code <prefix>.<tenant>.<type>}, e.g. {@code cairn.default.EventStored}. */

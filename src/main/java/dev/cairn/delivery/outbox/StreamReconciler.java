@@ -17,8 +17,9 @@ import java.util.logging.Logger;
 
 /**
  * Start-time reconcile of the JetStream stream and the handlers' durable consumer (seed 000). A missing
- * one is created. An existing one is compared with what this build needs ({@code duplicate_window} 1 h;
- * {@code max_deliver} = {@code outbox.max_attempts}, {@code ack_wait}) and updated in place from a clone
+ * one is created. An existing one is compared with what this build needs ({@code duplicate_window} 1 h,
+ * {@code max_age} = {@code nats.stream_max_age}; {@code max_deliver} = {@code outbox.max_attempts},
+ * {@code ack_wait}) and updated in place from a clone
  * of its own config, so operator-set and immutable fields are kept, with a warning. A rejected update
  * logs the manual {@code nats stream edit} / {@code nats consumer edit} command and start goes on.
  * Blocking: call on a worker thread.
@@ -34,8 +35,8 @@ public final class StreamReconciler {
   private StreamReconciler() {}
 
   /** Reconciles; returns the warnings it logged (empty when everything matched or was created). */
-  public static List<String> reconcile(JetStreamManagement jsm, String stream, String subjects, int maxDeliver)
-      throws IOException, JetStreamApiException {
+  public static List<String> reconcile(JetStreamManagement jsm, String stream, String subjects, int maxDeliver,
+      Duration maxAge) throws IOException, JetStreamApiException {
     List<String> warnings = new ArrayList<>();
     StreamInfo si = null;
     try {
@@ -46,19 +47,27 @@ public final class StreamReconciler {
       }
     }
     if (si == null) {
+      // Without a max_age the stream keeps every message forever: the broker's disk is the limit.
       jsm.addStream(StreamConfiguration.builder().name(stream).subjects(subjects).storageType(StorageType.File)
-          .duplicateWindow(DUPLICATE_WINDOW).build());
-      LOG.info("outbox: created JetStream stream " + stream + " (" + subjects + ", duplicate_window 1h)");
-    } else if (!DUPLICATE_WINDOW.equals(si.getConfiguration().getDuplicateWindow())) {
-      Duration was = si.getConfiguration().getDuplicateWindow();
-      try {
-        jsm.updateStream(StreamConfiguration.builder(si.getConfiguration()).duplicateWindow(DUPLICATE_WINDOW).build());
-        warn(warnings, "outbox: JetStream stream " + stream + " had duplicate_window " + was
-            + "; updated it in place to 1h (other settings kept)");
-      } catch (JetStreamApiException e) {
-        warn(warnings, "outbox: JetStream stream " + stream + " has duplicate_window " + was
-            + " and the update to 1h was rejected (" + e.getMessage() + "); broker dedup is weaker until fixed by hand:"
-            + " nats stream edit " + stream + " --dupe-window 1h");
+          .duplicateWindow(DUPLICATE_WINDOW).maxAge(maxAge).build());
+      LOG.info("outbox: created JetStream stream " + stream + " (" + subjects + ", duplicate_window 1h, max_age "
+          + ageText(maxAge) + ")");
+    } else {
+      StreamConfiguration sc = si.getConfiguration();
+      Duration wasWindow = sc.getDuplicateWindow();
+      Duration wasAge = sc.getMaxAge() == null ? Duration.ZERO : sc.getMaxAge();
+      if (!DUPLICATE_WINDOW.equals(wasWindow) || !maxAge.equals(wasAge)) {
+        String was = "duplicate_window " + wasWindow + ", max_age " + ageText(wasAge);
+        String want = "duplicate_window 1h, max_age " + ageText(maxAge);
+        try {
+          jsm.updateStream(StreamConfiguration.builder(sc).duplicateWindow(DUPLICATE_WINDOW).maxAge(maxAge).build());
+          warn(warnings, "outbox: JetStream stream " + stream + " had " + was + "; updated it in place to " + want
+              + " (other settings kept)");
+        } catch (JetStreamApiException e) {
+          warn(warnings, "outbox: JetStream stream " + stream + " has " + was + " and the update to " + want
+              + " was rejected (" + e.getMessage() + "); broker dedup or retention differ until fixed by hand:"
+              + " nats stream edit " + stream + " --dupe-window 1h --max-age " + natsAge(maxAge));
+        }
       }
     }
     ConsumerInfo ci = null;
@@ -97,5 +106,14 @@ public final class StreamReconciler {
   private static void warn(List<String> warnings, String message) {
     LOG.warning(message);
     warnings.add(message);
+  }
+
+  private static String ageText(Duration d) {
+    return d.isZero() ? "unlimited" : d.toString();
+  }
+
+  /** The {@code nats} CLI's spelling: {@code 168h}, {@code 0} for unlimited. */
+  private static String natsAge(Duration d) {
+    return d.isZero() ? "0" : d.toSeconds() % 3600 == 0 ? d.toHours() + "h" : d.toSeconds() + "s";
   }
 }

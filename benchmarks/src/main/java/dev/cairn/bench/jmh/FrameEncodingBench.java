@@ -41,17 +41,17 @@ public class FrameEncodingBench {
   }
 
   @Benchmark
-  public String eventFrame() {
+  public byte[] eventFrame() {
     return RelayMessages.event("sub-7f3a", next().json());
   }
 
   @Benchmark
-  public String okFrame() {
+  public byte[] okFrame() {
     return RelayMessages.ok(next().id(), true, "");
   }
 
   @Benchmark
-  public String eoseFrame() {
+  public byte[] eoseFrame() {
     return RelayMessages.eose("sub-7f3a");
   }
 }

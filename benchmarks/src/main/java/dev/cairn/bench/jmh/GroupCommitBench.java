@@ -71,8 +71,7 @@ public class GroupCommitBench {
         NostrEvent e = templates[t];
         t = t + 1 == templates.length ? 0 : t + 1;
         String id = String.format("%064x", ++counter);
-        out.add(new NostrEvent(id, e.pubkey(), e.createdAt(), e.kind(), e.tags(), e.content(), e.sig(),
-            e.json().replace(e.id(), id)));
+        out.add(NostrEvent.of(id, e.pubkey(), e.createdAt(), e.kind(), e.tags(), e.content(), e.sig()));
       }
       batch = out;
     }

@@ -1,5 +1,7 @@
 package dev.cairn.delivery.feed;
 
+import dev.cairn.nostr.JsonBytes;
+
 import dev.cairn.bench.jmh.Fixtures;
 import dev.cairn.nostr.NostrEvent;
 import dev.cairn.store.feed.FeedRow;
@@ -29,7 +31,7 @@ import org.openjdk.jmh.annotations.Warmup;
 public class SseFrameBench {
   private FeedRow[] stored;
   private FeedRow deleted;
-  private final StringBuilder out = new StringBuilder(4096);
+  private JsonBytes out = new JsonBytes(4096);
   private int i;
 
   @Setup
@@ -46,7 +48,7 @@ public class SseFrameBench {
 
   @Benchmark
   public int storedFrame() {
-    out.setLength(0);
+    out = new JsonBytes(4096);
     SseFrames.row(out, "abcd2345", stored[i]);
     i = i + 1 == stored.length ? 0 : i + 1;
     return out.length();
@@ -54,14 +56,14 @@ public class SseFrameBench {
 
   @Benchmark
   public int deletedFrame() {
-    out.setLength(0);
+    out = new JsonBytes(4096);
     SseFrames.row(out, "abcd2345", deleted);
     return out.length();
   }
 
   @Benchmark
   public int heartbeatFrame() {
-    out.setLength(0);
+    out = new JsonBytes(4096);
     SseFrames.heartbeat(out, "abcd2345", 123_456);
     return out.length();
   }
