@@ -23,9 +23,13 @@ public final class ConfigLoader {
   private ConfigLoader() {}
 
   public static CairnConfig load(Path file, Map<String, String> env) {
-    JsonObject merged = merged(file, env);
+    return typed(merged(file, env), ConfigSource.of(file, env));
+  }
+
+  /** The typed config of an already merged tree; any unusable value is a {@link ConfigException}. */
+  static CairnConfig typed(JsonObject merged, ConfigSource source) {
     try {
-      return CairnConfig.from(merged, ConfigSource.of(file, env));
+      return CairnConfig.from(merged, source);
     } catch (ClassCastException | NullPointerException | NumberFormatException e) {
       throw new ConfigException("config has a value of the wrong type: " + e.getMessage());
     }
@@ -33,15 +37,36 @@ public final class ConfigLoader {
 
   /** The defaults merged with the file and the env overrides, not yet typed. */
   public static JsonObject merged(Path file, Map<String, String> env) {
-    JsonObject merged = defaults();
+    String text = null;
     if (file != null) {
       try {
-        merged = merged.mergeIn(new JsonObject(Files.readString(file)), true);
+        text = Files.readString(file);
       } catch (IOException e) {
         throw new ConfigException("--config " + file + ": cannot read: " + e.getMessage());
-      } catch (DecodeException e) {
-        throw new ConfigException("--config " + file + ": not valid JSON: " + e.getMessage());
       }
+    }
+    return merged(file == null ? null : "--config " + file, text, env);
+  }
+
+  /**
+   * The defaults merged with {@code text} (the config file's content, null when there is none;
+   * {@code origin} names it in errors) and the env overrides. Apart from reading the file, all of
+   * {@link #load} goes through here: the fuzz tests call it with generated text.
+   */
+  static JsonObject merged(String origin, String text, Map<String, String> env) {
+    JsonObject merged = defaults();
+    if (text != null) {
+      Object file;
+      try {
+        file = io.vertx.core.json.Json.decodeValue(text);
+      } catch (DecodeException e) {
+        throw new ConfigException(origin + ": not valid JSON: " + e.getMessage());
+      }
+      // "null", "[]" or "3" is valid JSON but no config: say so, not a NullPointerException
+      if (!(file instanceof JsonObject o)) {
+        throw new ConfigException(origin + ": must be a JSON object");
+      }
+      merged = merged.mergeIn(o, true);
     }
     applyEnv(merged, env);
     return merged;

@@ -6,6 +6,8 @@ import dev.cairn.config.TenantConfig;
 import dev.cairn.delivery.DeliveryInbox;
 import dev.cairn.delivery.FeedInbox;
 import dev.cairn.metrics.CairnMetrics;
+import dev.cairn.nostr.FeedRequest;
+import dev.cairn.nostr.FeedRequestException;
 import dev.cairn.tree.Addresses;
 import dev.cairn.tree.BoundedChannel;
 import dev.cairn.tree.Channels;
@@ -16,24 +18,18 @@ import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.json.JsonObject;
 import java.util.HashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.regex.Pattern;
 
 /**
  * The listener's SSE responses ({@code GET /v1/events}, CONTRACT section 4): the listener owns the
- * socket, delivery owns the session. This checks the token, parses the cursor and the narrowing,
+ * socket, delivery owns the session. This checks the token, parses the cursor and the narrowing ({@link FeedRequest}),
  * registers the stream with delivery, and writes the chunks delivery sends. Backpressure: after a
  * chunk that asks for it, delivery is told whether the response is writable; when the write queue
  * is full it is told again once it drains, and it reads no page meanwhile. A stream that stays full
  * past {@code limits.slow_consumer_timeout} is closed (the client resumes with its cursor).
  */
 final class SseStreams {
-  private static final Pattern CURSOR = Pattern.compile("([a-z2-7]{8}):(\\d{1,18})|(\\d{1,18})");
-  private static final Pattern HEX64 = Pattern.compile("[0-9a-f]{64}");
-
   /** One open response. */
   private static final class Stream {
     final HttpServerResponse response;
@@ -114,43 +110,13 @@ final class SseStreams {
         return;
       }
     }
-    String cursor = req.getHeader("Last-Event-ID");
-    String source = "Last-Event-ID";
-    if (cursor == null || cursor.isEmpty()) {
-      cursor = req.getParam("since");
-      source = "since";
-    }
-    String epoch = null;
-    Long seq = null;
-    if (cursor != null && !cursor.isEmpty()) {
-      var m = CURSOR.matcher(cursor.trim());
-      if (!m.matches()) {
-        json(req, 400, "malformed " + source + ": \"" + cursor + "\" (expected <epoch>:<seq> or <seq>)");
-        return;
-      }
-      epoch = m.group(1);
-      seq = Long.parseLong(m.group(3) != null ? m.group(3) : m.group(2));
-    }
-    Set<Integer> kinds = new LinkedHashSet<>();
-    Set<String> authors = new LinkedHashSet<>();
+    FeedRequest request;
     try {
-      for (String k : list(req.getParam("kinds"))) {
-        int kind = Integer.parseInt(k);
-        if (kind < 0 || kind > 65535) {
-          throw new NumberFormatException(k);
-        }
-        kinds.add(kind);
-      }
-    } catch (NumberFormatException e) {
-      json(req, 400, "malformed kinds: \"" + req.getParam("kinds") + "\" (expected e.g. 1,7)");
+      request = FeedRequest.parse(req.getHeader("Last-Event-ID"), req.getParam("since"), req.getParam("kinds"),
+          req.getParam("authors"));
+    } catch (FeedRequestException e) {
+      json(req, 400, e.getMessage());
       return;
-    }
-    for (String a : list(req.getParam("authors"))) {
-      if (!HEX64.matcher(a).matches()) {
-        json(req, 400, "malformed authors: \"" + a + "\" (expected 64 lowercase hex)");
-        return;
-      }
-      authors.add(a);
     }
     long id = ids.next();
     HttpServerResponse resp = req.response();
@@ -164,7 +130,8 @@ final class SseStreams {
     resp.closeHandler(v -> gone(id));
     resp.exceptionHandler(t -> gone(id));
     resp.write(": cairn change feed\n\n"); // sends the headers now
-    up(new FeedInbox.SseOpen(id, listener, tenant.id(), epoch, seq, Set.copyOf(kinds), Set.copyOf(authors)));
+    up(new FeedInbox.SseOpen(id, listener, tenant.id(), request.epoch(), request.seq(), request.kinds(),
+        request.authors()));
   }
 
   /** A chunk from delivery. */
@@ -236,14 +203,6 @@ final class SseStreams {
       return auth.substring(7).trim();
     }
     return req.getParam("token");
-  }
-
-  private static String[] list(String param) {
-    if (param == null || param.isBlank()) {
-      return new String[0];
-    }
-    return java.util.Arrays.stream(param.split(",")).map(String::trim).filter(x -> !x.isEmpty())
-        .toArray(String[]::new);
   }
 
   private static void json(HttpServerRequest req, int status, String error) {

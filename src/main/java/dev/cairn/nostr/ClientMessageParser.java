@@ -21,17 +21,20 @@ public final class ClientMessageParser {
   public static ClientMessage parse(String text, int maxSubIdLength, int maxFilters)
       throws InvalidMessageException {
     try {
-      return parse(JsonInput.FACTORY.createParser(text), maxSubIdLength, maxFilters);
+      return parse(JsonInput.textParser(text, "message"), maxSubIdLength, maxFilters);
     } catch (IOException e) {
       throw JsonInput.notJson("message");
     }
   }
 
-  /** Parses a frame's UTF-8 bytes (already checked to be valid UTF-8 by the transport). */
+  /**
+   * Parses a frame's UTF-8 bytes (already checked to be valid UTF-8 by the transport). A byte order
+   * mark or UTF-16/32 text is refused, see {@link JsonInput#utf8Parser}.
+   */
   public static ClientMessage parse(byte[] utf8, int maxSubIdLength, int maxFilters)
       throws InvalidMessageException {
     try {
-      return parse(JsonInput.FACTORY.createParser(utf8), maxSubIdLength, maxFilters);
+      return parse(JsonInput.utf8Parser(utf8, "message"), maxSubIdLength, maxFilters);
     } catch (IOException e) {
       throw JsonInput.notJson("message");
     }

@@ -29,16 +29,16 @@ public final class EventParser {
   /** Parses a whole document that must be exactly one event object. */
   public static NostrEvent parse(String json) throws InvalidMessageException {
     try {
-      return parseDocument(JsonInput.FACTORY.createParser(json));
+      return parseDocument(JsonInput.textParser(json, "event"));
     } catch (IOException e) {
       throw JsonInput.notJson("event");
     }
   }
 
-  /** Parses a whole UTF-8 document that must be exactly one event object. */
+  /** Parses a whole UTF-8 document (no byte order mark, see {@link JsonInput#utf8Parser}) that must be exactly one event object. */
   public static NostrEvent parse(byte[] json) throws InvalidMessageException {
     try {
-      return parseDocument(JsonInput.FACTORY.createParser(json));
+      return parseDocument(JsonInput.utf8Parser(json, "event"));
     } catch (IOException e) {
       throw JsonInput.notJson("event");
     }

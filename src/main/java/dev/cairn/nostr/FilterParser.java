@@ -19,7 +19,7 @@ public final class FilterParser {
 
   /** Parses a whole document that must be exactly one filter object. */
   public static Filter parse(String json) throws InvalidMessageException {
-    try (JsonParser p = JsonInput.FACTORY.createParser(json)) {
+    try (JsonParser p = JsonInput.textParser(json, "filter")) {
       Filter filter;
       try {
         JsonToken t = p.nextToken();

@@ -26,13 +26,27 @@ public final class NegentropyHex {
     }
     byte[] out = new byte[hex.length() / 2];
     for (int i = 0; i < out.length; i++) {
-      int hi = Character.digit(hex.charAt(2 * i), 16);
-      int lo = Character.digit(hex.charAt(2 * i + 1), 16);
+      int hi = digit(hex.charAt(2 * i));
+      int lo = digit(hex.charAt(2 * i + 1));
       if (hi < 0 || lo < 0) {
         throw new IllegalArgumentException("not hex at offset " + (hi < 0 ? 2 * i : 2 * i + 1));
       }
       out[i] = (byte) ((hi << 4) | lo);
     }
     return out;
+  }
+
+  // ASCII only: Character.digit would also read fullwidth and other scripts' digits ("６１" as 0x61).
+  private static int digit(char c) {
+    if (c >= '0' && c <= '9') {
+      return c - '0';
+    }
+    if (c >= 'a' && c <= 'f') {
+      return c - 'a' + 10;
+    }
+    if (c >= 'A' && c <= 'F') {
+      return c - 'A' + 10;
+    }
+    return -1;
   }
 }
