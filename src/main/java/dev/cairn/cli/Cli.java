@@ -145,9 +145,7 @@ public final class Cli {
           if (!rest.isEmpty()) {
             throw new UsageException(first + " takes no argument");
           }
-          io.out().write(USAGE_TEXT.getBytes(StandardCharsets.UTF_8));
-          io.out().flush();
-          return OK;
+          return printUsage(io);
         }
         case "--version", "-V", "version" -> {
           if (!rest.isEmpty()) {
@@ -195,6 +193,13 @@ public final class Cli {
     if (root.getLevel() == null || root.getLevel().intValue() < Level.WARNING.intValue()) {
       root.setLevel(Level.WARNING);
     }
+  }
+
+  /** Prints the usage text on stdout; the exit status of a help request. */
+  static int printUsage(Io io) throws java.io.IOException {
+    io.out().write(USAGE_TEXT.getBytes(StandardCharsets.UTF_8));
+    io.out().flush();
+    return OK;
   }
 
   /** Whether {@code arg} asks for a command's help. */

@@ -39,9 +39,7 @@ final class ExportCommand {
 
   int run(List<String> argv) throws UsageException, IOException {
     if (Cli.wantsHelp(argv)) {
-      io.out().write(Cli.USAGE_TEXT.getBytes(java.nio.charset.StandardCharsets.UTF_8));
-      io.out().flush();
-      return Cli.OK;
+      return Cli.printUsage(io);
     }
     Args a = Args.parse("export", argv, VALUED, FLAGS, 0);
     String tenant = CommandSupport.tenant(a);

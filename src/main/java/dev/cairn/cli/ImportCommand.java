@@ -47,9 +47,7 @@ final class ImportCommand {
 
   int run(List<String> argv) throws UsageException, IOException {
     if (Cli.wantsHelp(argv)) {
-      io.out().write(Cli.USAGE_TEXT.getBytes(StandardCharsets.UTF_8));
-      io.out().flush();
-      return Cli.OK;
+      return Cli.printUsage(io);
     }
     Args a = Args.parse("import", argv, VALUED, FLAGS, 1);
     if (a.has("--url") && a.has("--direct")) {

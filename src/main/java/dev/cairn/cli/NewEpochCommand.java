@@ -31,9 +31,7 @@ final class NewEpochCommand {
 
   int run(List<String> argv) throws UsageException, IOException {
     if (Cli.wantsHelp(argv)) {
-      io.out().write(Cli.USAGE_TEXT.getBytes(StandardCharsets.UTF_8));
-      io.out().flush();
-      return Cli.OK;
+      return Cli.printUsage(io);
     }
     Args a = Args.parse("new-epoch", argv, VALUED, FLAGS, 0);
     boolean all = a.has("--all");

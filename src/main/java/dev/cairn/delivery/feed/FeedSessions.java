@@ -27,7 +27,8 @@ import java.util.Map;
  * <ul>
  *   <li>Open: one bounds read; no cursor, another epoch, a cursor above the high seq or below the
  *       oldest retained seq − 1 gets its {@code reset} and a heartbeat, then goes live at the high seq.
- *   <li>Phase 1: pages of {@code sse.page_size} after the cursor until a short page, a keepalive
+ *   <li>Phase 1: pages of {@code sse.page_size} after the cursor until a short page (the next page is
+ *       read while the last one is written: at most one read ahead per stream), a keepalive
  *       comment after every 1000 events or 5 s (not a heartbeat: the first heartbeat means "caught
  *       up", CONTRACT section 4), then the first heartbeat.
  *   <li>Phase 2: a {@code FeedWake} above what was scanned pulls; a full page pulls again, at most 10
