@@ -131,36 +131,34 @@ public final class SseLoad {
       return failed;
     }
     long deadline = t0 + timeoutS * 1_000_000_000L;
-    try (BufferedReader in = new BufferedReader(new InputStreamReader(resp.body(), StandardCharsets.UTF_8), 1 << 16)) {
+    SseLineReader in = new SseLineReader(resp.body());
+    try (InputStream body = resp.body()) {
       String type = null;
       long seq = -1;
-      String line;
       while (true) {
         if (System.nanoTime() > deadline) {
           ended = "timeout";
           break;
         }
-        line = in.readLine();
-        if (line == null) {
+        if (!in.next()) {
           ended = "stream ended";
           break;
         }
-        bytes += line.length() + 1;
-        if (line.startsWith("id: ")) {
-          int colon = line.lastIndexOf(':');
-          seq = Long.parseLong(line.substring(colon + 1).trim());
-        } else if (line.startsWith("event: ")) {
-          type = line.substring(7).trim();
-        } else if (line.startsWith("data: ")) {
+        if (in.startsWith("id: ")) {
+          String id = in.text(4);
+          seq = Long.parseLong(id.substring(id.lastIndexOf(':') + 1).trim());
+        } else if (in.startsWith("event: ")) {
+          type = in.text(7);
+        } else if (in.startsWith("data: ")) {
           if (firstFrame == 0) firstFrame = System.nanoTime();
           if ("stored".equals(type)) {
             storedFrames++;
-            String id = Frames.eventId(line);
+            String id = in.eventId();
             if (id != null && expected.contains(id)) seen.add(id);
           } else {
             otherFrames++;
           }
-        } else if (line.isEmpty()) {
+        } else if (in.isEmpty()) {
           // rows only: a heartbeat or reset id is a cursor, not a row
           if (seq >= 0 && ("stored".equals(type) || "deleted".equals(type))) lastSeq = Math.max(lastSeq, seq);
           if (lastSeq >= high) break;
@@ -172,6 +170,7 @@ public final class SseLoad {
       ended = "read error: " + e;
     }
     long t1 = System.nanoTime();
+    bytes = in.bytes;
     Replay x = new Replay();
     x.storedFrames = storedFrames;
     x.otherFrames = otherFrames;
