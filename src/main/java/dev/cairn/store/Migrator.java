@@ -1,8 +1,5 @@
 package dev.cairn.store;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -13,14 +10,11 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * Applies numbered SQL migrations ({@code NNNN_name.sql}) from a classpath directory, tracked in
  * {@code _migrations(version, name, applied_at)}. The files are listed in {@code <dir>/migrations.txt}
- * (one file name a line, {@code #} comments) because a classpath directory cannot be listed inside a
- * fat jar.
+ * and read by {@link MigrationFiles} (shared with the MySQL migrator).
  *
  * <p>Every process applies migrations at start, so two of them may race on a fresh database. Each
  * migration runs in its own transaction that re-checks {@code _migrations} after taking the write
@@ -33,9 +27,6 @@ import java.util.regex.Pattern;
  */
 public final class Migrator {
 
-  /** One migration file. */
-  public record Migration(int version, String name, String sql) {}
-
   /** A JDBC action that may be retried. */
   @FunctionalInterface
   public interface SqlAction<T> {
@@ -45,8 +36,6 @@ public final class Migrator {
   public static final int DEFAULT_TRIES = 5;
   public static final long DEFAULT_INITIAL_BACKOFF_MS = 100;
   public static final long DEFAULT_MAX_BACKOFF_MS = 1000;
-
-  private static final Pattern FILE = Pattern.compile("^(\\d+)_([A-Za-z0-9_\\-]+)\\.sql$");
 
   private final String resourceDir;
   private final int tries;
@@ -67,7 +56,7 @@ public final class Migrator {
     this.tries = tries;
     this.initialBackoffMs = initialBackoffMs;
     this.maxBackoffMs = maxBackoffMs;
-    this.migrations = load(this.resourceDir);
+    this.migrations = MigrationFiles.load(this.resourceDir);
   }
 
   /** The migrations found on the classpath, by ascending version. */
@@ -118,7 +107,7 @@ public final class Migrator {
         // Re-read under the write lock: another process may have applied it meanwhile.
         if (!appliedVersions(conn).contains(m.version())) {
           try (Statement st = conn.createStatement()) {
-            for (String sql : splitStatements(m.sql())) {
+            for (String sql : MigrationFiles.statements(m.sql())) {
               st.executeUpdate(sql);
             }
           }
@@ -235,106 +224,5 @@ public final class Migrator {
       }
     }
     return false;
-  }
-
-  private static List<Migration> load(String dir) {
-    ClassLoader cl = Migrator.class.getClassLoader();
-    String index = read(cl, dir + "/migrations.txt");
-    if (index == null) {
-      throw new StoreException("missing migration index " + dir + "/migrations.txt");
-    }
-    List<Migration> out = new ArrayList<>();
-    int last = 0;
-    for (String raw : index.split("\n")) {
-      String line = raw.strip();
-      if (line.isEmpty() || line.startsWith("#")) {
-        continue;
-      }
-      Matcher m = FILE.matcher(line);
-      if (!m.matches()) {
-        throw new StoreException("bad migration file name in " + dir + "/migrations.txt: " + line);
-      }
-      int version = Integer.parseInt(m.group(1));
-      if (version <= last) {
-        throw new StoreException("migrations out of order in " + dir + ": " + line);
-      }
-      last = version;
-      String sql = read(cl, dir + "/" + line);
-      if (sql == null) {
-        throw new StoreException("missing migration file " + dir + "/" + line);
-      }
-      out.add(new Migration(version, m.group(2), sql));
-    }
-    return List.copyOf(out);
-  }
-
-  private static String read(ClassLoader cl, String resource) {
-    try (InputStream in = cl.getResourceAsStream(resource)) {
-      return in == null ? null : new String(in.readAllBytes(), StandardCharsets.UTF_8);
-    } catch (IOException e) {
-      throw new StoreException("cannot read " + resource, e);
-    }
-  }
-
-  /**
-   * Splits a script into statements on {@code ;} outside quotes and comments; a {@code CREATE
-   * TRIGGER} body ends only at {@code END;}.
-   */
-  static List<String> splitStatements(String script) {
-    List<String> out = new ArrayList<>();
-    StringBuilder cur = new StringBuilder();
-    int n = script.length();
-    for (int i = 0; i < n; i++) {
-      char c = script.charAt(i);
-      if (c == '-' && i + 1 < n && script.charAt(i + 1) == '-') {
-        while (i < n && script.charAt(i) != '\n') {
-          i++;
-        }
-        cur.append('\n');
-        continue;
-      }
-      if (c == '/' && i + 1 < n && script.charAt(i + 1) == '*') {
-        int end = script.indexOf("*/", i + 2);
-        i = end < 0 ? n : end + 1;
-        cur.append(' ');
-        continue;
-      }
-      if (c == '\'' || c == '"' || c == '`') {
-        int j = i + 1;
-        while (j < n) {
-          if (script.charAt(j) == c) {
-            if (j + 1 < n && script.charAt(j + 1) == c) {
-              j += 2;
-              continue;
-            }
-            break;
-          }
-          j++;
-        }
-        cur.append(script, i, Math.min(j + 1, n));
-        i = j;
-        continue;
-      }
-      if (c == ';') {
-        String stmt = cur.toString().strip();
-        String upper = stmt.toUpperCase(Locale.ROOT);
-        boolean trigger = upper.matches("(?s)^CREATE\\s+(TEMP\\s+|TEMPORARY\\s+)?TRIGGER\\b.*");
-        if (trigger && !upper.matches("(?s).*\\bEND$")) {
-          cur.append(c);
-          continue;
-        }
-        if (!stmt.isEmpty()) {
-          out.add(stmt);
-        }
-        cur.setLength(0);
-        continue;
-      }
-      cur.append(c);
-    }
-    String tail = cur.toString().strip();
-    if (!tail.isEmpty()) {
-      out.add(tail);
-    }
-    return out;
   }
 }

@@ -38,7 +38,7 @@ class MigratorTest {
 
   @Test
   void migrationsListedAndNumbered() {
-    List<Migrator.Migration> ms = new Migrator("db/sqlite").migrations();
+    List<Migration> ms = new Migrator("db/sqlite").migrations();
     assertTrue(ms.size() >= 1);
     assertEquals(1, ms.get(0).version());
     assertEquals("events", ms.get(0).name());
@@ -76,7 +76,7 @@ class MigratorTest {
       SqliteFiles.registerFunctions(c);
       Migrator m = new Migrator("db/sqlite");
       List<Integer> applied = m.migrate(c);
-      assertEquals(m.migrations().stream().map(Migrator.Migration::version).toList(), applied);
+      assertEquals(m.migrations().stream().map(Migration::version).toList(), applied);
     }
   }
 
@@ -225,7 +225,7 @@ class MigratorTest {
         + "CREATE TABLE a (x TEXT DEFAULT 'a;b'); /* c; */\n"
         + "CREATE TRIGGER trg AFTER INSERT ON a BEGIN\n  INSERT INTO b VALUES (1);\n  INSERT INTO b VALUES (2);\nEND;\n"
         + "INSERT INTO a VALUES ('it''s; fine')";
-    List<String> parts = Migrator.splitStatements(sql);
+    List<String> parts = MigrationFiles.statements(sql);
     assertEquals(3, parts.size(), parts.toString());
     assertEquals("CREATE TABLE a (x TEXT DEFAULT 'a;b')", parts.get(0));
     assertTrue(parts.get(1).startsWith("CREATE TRIGGER") && parts.get(1).endsWith("END"));
