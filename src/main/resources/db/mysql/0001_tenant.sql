@@ -22,7 +22,8 @@ CREATE TABLE tenant_counters (
   PRIMARY KEY (tenant_id)
 ) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;
 
--- Stored events. Clustered by (tenant_id, seq): a tenant's rows sit together, appended in seq order.
+-- Stored events. Clustered by (tenant_id, seq): a tenant's rows sit together, appended in seq order
+-- (on TiDB a composite primary key is clustered only if tidb_enable_clustered_index allows it).
 -- d_tag: NULL for regular kinds, '' for replaceable kinds, the d-tag for addressable kinds; unbounded
 -- bytes, so its index takes a 255-byte prefix (equality lookups still work: InnoDB re-checks the row).
 -- json: the event's UTF-8 JSON as stored bytes (MEDIUMBLOB: up to 16 MiB, above any sane max_event_bytes).

@@ -27,7 +27,8 @@ import java.util.Map;
  * migration cannot be one transaction as in SQLite), so instead of retrying a lost race the whole run
  * holds a named server lock ({@code GET_LOCK}) on one connection: the second pod waits, then finds
  * everything applied. The lock is per database and dies with the session, so a crashed pod never
- * leaves it held.
+ * leaves it held. TiDB: GET_LOCK is a real lock only in recent releases (older ones accepted it as a
+ * no-op), so check the version before running several pods against TiDB.
  *
  * <p>Each applied migration's SHA-256 is recorded; a run that finds a recorded checksum different from
  * the file refuses to go on (the file was edited after it ran somewhere: databases would differ).
