@@ -12,13 +12,17 @@ import io.vertx.core.net.impl.ConnectionBase;
  * connection hold it until what is queued is written, so the socket stayed ESTABLISHED with
  * megabytes in the kernel's send buffer. Here the socket is reset (SO_LINGER 0: the kernel drops
  * its copy too) and closed at the transport, under the pipeline; Vert.x then sees it inactive and
- * cleans up as for any disconnect. Call on the channel's event loop.
+ * cleans up as for any disconnect. Runs on the channel's event loop (hands itself over if called elsewhere).
  */
 final class HardClose {
   private HardClose() {}
 
   static void now(Channel ch) {
     if (ch == null || !ch.isOpen()) {
+      return;
+    }
+    if (!ch.eventLoop().inEventLoop()) {
+      ch.eventLoop().execute(() -> now(ch)); // the transport is the channel's own thread's to touch
       return;
     }
     try {
