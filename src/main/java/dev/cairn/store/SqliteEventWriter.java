@@ -160,14 +160,12 @@ final class SqliteEventWriter {
   private static boolean tagBatch(PreparedStatement ps, List<List<String>> tags, long createdAt, long seq)
       throws SQLException {
     boolean any = false;
-    for (List<String> tag : tags) {
-      if (TagKey.indexed(tag)) {
-        ps.setLong(1, TagKey.of(tag.get(0), tag.get(1)));
-        ps.setLong(2, createdAt);
-        ps.setLong(3, seq);
-        ps.addBatch();
-        any = true;
-      }
+    for (long k : TagKey.keys(tags)) {
+      ps.setLong(1, k);
+      ps.setLong(2, createdAt);
+      ps.setLong(3, seq);
+      ps.addBatch();
+      any = true;
     }
     return any;
   }

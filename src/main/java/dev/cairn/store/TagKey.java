@@ -36,6 +36,20 @@ public final class TagKey {
     return k >>> 1;
   }
 
+  /**
+   * The index keys of an event's tags, in tag order (repeats kept: the dialects' inserts ignore an
+   * existing entry). One definition, so every dialect indexes and un-indexes exactly the same entries.
+   */
+  public static java.util.List<Long> keys(java.util.List<java.util.List<String>> tags) {
+    java.util.List<Long> out = new java.util.ArrayList<>(tags.size());
+    for (java.util.List<String> tag : tags) {
+      if (indexed(tag)) {
+        out.add(of(tag.get(0), tag.get(1)));
+      }
+    }
+    return out;
+  }
+
   /** True for the tags the index keeps: a single-letter name and a value. */
   public static boolean indexed(java.util.List<String> tag) {
     return tag.size() >= 2 && tag.get(0).length() == 1;
