@@ -14,8 +14,9 @@ import java.util.List;
 /**
  * The MySQL side of a group commit for one tenant, reactive: in one transaction it locks the tenant's
  * {@code tenant_counters} row, reads what the batch touches ({@link MysqlSnapshotReader}), lets the
- * dialect-free {@link WriteRules} decide, writes the plan ({@link MysqlPlanWriter}) and moves
- * {@code event_seq} past the seqs it used.
+ * dialect-free {@link WriteRules} decide, writes the plan ({@link MysqlPlanWriter}) and its outbox rows
+ * ({@link MysqlOutboxRows}), and moves {@code event_seq} and {@code queue_id} past the numbers it used.
+ * Not written yet: the change feed's rows ({@code feed_events}, {@code feed_seq}).
  *
  * <p>The counter row lock comes first and is held to commit, so the writers of one tenant on every
  * pod run one after the other: the last seq read under the lock is the high water, the snapshot cannot
@@ -27,11 +28,13 @@ public final class MysqlEventWriter {
   private final String tenantId;
   private final MysqlSnapshotReader reader;
   private final MysqlPlanWriter writer;
+  private final MysqlOutboxRows outbox;
 
   public MysqlEventWriter(String tenantId) {
     this.tenantId = tenantId;
     this.reader = new MysqlSnapshotReader(tenantId);
     this.writer = new MysqlPlanWriter(tenantId);
+    this.outbox = new MysqlOutboxRows(tenantId);
   }
 
   /**
@@ -63,21 +66,24 @@ public final class MysqlEventWriter {
   }
 
   private Future<List<PersistResult>> write(SqlConnection conn, List<NostrEvent> batch, long now) {
-    return conn.preparedQuery("SELECT event_seq FROM tenant_counters WHERE tenant_id = ? FOR UPDATE")
+    return conn.preparedQuery("SELECT event_seq, queue_id FROM tenant_counters WHERE tenant_id = ? FOR UPDATE")
         .execute(Tuple.of(tenantId))
         .compose(rows -> {
           if (rows.size() == 0) {
             return Future.failedFuture(new CounterMissing(tenantId));
           }
           long highWater = rows.iterator().next().getLong(0);
+          long queueId = rows.iterator().next().getLong(1);
           long nowMs = System.currentTimeMillis();
           return reader.fetch(conn, WriteRules.keysOf(batch))
               .compose(snapshot -> {
                 WritePlan plan = WriteRules.plan(batch, snapshot, now, highWater);
                 return writer.apply(conn, plan, nowMs)
-                    .compose(v -> plan.highWater() == highWater ? Future.succeededFuture()
-                        : conn.preparedQuery("UPDATE tenant_counters SET event_seq = ? WHERE tenant_id = ?")
-                            .execute(Tuple.of(plan.highWater(), tenantId)))
+                    .compose(v -> outbox.write(conn, plan.results(), nowMs, queueId))
+                    .compose(lastQueueId -> plan.highWater() == highWater && lastQueueId == queueId
+                        ? Future.succeededFuture()
+                        : conn.preparedQuery("UPDATE tenant_counters SET event_seq = ?, queue_id = ? WHERE tenant_id = ?")
+                            .execute(Tuple.of(plan.highWater(), lastQueueId, tenantId)))
                     .map(v -> plan.results());
               });
         });

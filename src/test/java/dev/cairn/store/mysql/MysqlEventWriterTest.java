@@ -116,8 +116,11 @@ class MysqlEventWriterTest {
     assertEquals(List.of(1L, 3L), tagSeqs("t", "nostr"));
     assertEquals(List.of(1L), tagSeqs("p", BOB));
     assertEquals(3, count("tag_index"));
+    // One EventStored outbox row per stored event, naming it by seq, ids from the counter row.
+    assertEquals(List.of("1 EventStored 1", "2 EventStored 2", "3 EventStored 3"), outbox());
     // The next batch continues after the counter.
     assertEquals(List.of(4L), seqs(put(ev(4, ALICE, 103, 1))));
+    assertEquals(4, queueCounter());
   }
 
   @Test
@@ -151,7 +154,12 @@ class MysqlEventWriterTest {
     assertEquals(List.of(Ev.id(2)), storedIds());
     assertEquals(List.of(), tagSeqs("t", "x"));
     assertEquals(List.of(old.seq()), removedSeqs());
+    assertEquals(List.of("1 EventStored 1", "2 EventStored 2", "3 EventDeleted -"), outbox());
+    String body = await(pool.preparedQuery("SELECT body FROM event_queue WHERE tenant_id = ? AND id = 3")
+        .execute(Tuple.of(T))).iterator().next().getBuffer(0).toString();
+    assertTrue(body.contains("\"reason\":\"replaced\"") && body.contains(Ev.id(1)), body);
     assertEquals(new PersistResult.Duplicate(WriteRules.DUPLICATE_OLDER), put(ev(3, ALICE, 150, 0)).get(0));
+    assertEquals(3, queueCounter());
     // Other pubkey, other kind: independent. The replaced row's d_tag is '' (replaceable).
     stored(ev(4, BOB, 50, 0));
     stored(ev(5, ALICE, 10, 10002));
@@ -279,6 +287,12 @@ class MysqlEventWriterTest {
     assertEquals(total, counter());
     assertEquals(total, count("events"));
     assertEquals(List.copyOf(seen), tagSeqs("t", "load"));
+    // Outbox ids come from the same locked row: 1..total, and in the order of the seqs they name.
+    List<String> expected = new ArrayList<>();
+    for (long i = 1; i <= total; i++) {
+      expected.add(i + " EventStored " + i);
+    }
+    assertEquals(expected, outbox());
   }
 
   // --- helpers
@@ -323,6 +337,21 @@ class MysqlEventWriterTest {
 
   private long counter() throws Exception {
     return await(pool.preparedQuery("SELECT event_seq FROM tenant_counters WHERE tenant_id = ?").execute(Tuple.of(T)))
+        .iterator().next().getLong(0);
+  }
+
+  /** The outbox as "id type stored_seq" lines, by id. */
+  private List<String> outbox() throws Exception {
+    List<String> out = new ArrayList<>();
+    for (Row r : await(pool.preparedQuery("SELECT id, type, stored_seq FROM event_queue WHERE tenant_id = ?"
+        + " AND status = 'pending' ORDER BY id").execute(Tuple.of(T)))) {
+      out.add(r.getLong(0) + " " + r.getString(1) + " " + (r.getValue(2) == null ? "-" : r.getLong(2)));
+    }
+    return out;
+  }
+
+  private long queueCounter() throws Exception {
+    return await(pool.preparedQuery("SELECT queue_id FROM tenant_counters WHERE tenant_id = ?").execute(Tuple.of(T)))
         .iterator().next().getLong(0);
   }
 

@@ -1,0 +1,51 @@
+package dev.cairn.store.mysql;
+
+import dev.cairn.store.PersistResult;
+import dev.cairn.store.Removal;
+import dev.cairn.store.outbox.DomainEvent;
+import io.vertx.core.Future;
+import io.vertx.sqlclient.SqlConnection;
+import io.vertx.sqlclient.Tuple;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The outbox rows of one group commit on MySQL, the same domain events OutboxWriter writes on SQLite
+ * (an EventStored naming its store seq, an EventDeleted per removal), in the write transaction so they
+ * commit or roll back with the data. Row ids continue {@code tenant_counters.queue_id}, read under the
+ * same row lock as the event seq, so they too are handed out in commit order (the search indexer's
+ * cursor relies on it; AUTO_INCREMENT ids could commit out of order).
+ */
+final class MysqlOutboxRows {
+  private static final String INSERT = "INSERT INTO event_queue"
+      + "(tenant_id, id, event_id, type, body, status, attempts, available_at, created_at, stored_seq)"
+      + " VALUES (?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?)";
+
+  private final String tenantId;
+
+  MysqlOutboxRows(String tenantId) {
+    this.tenantId = tenantId;
+  }
+
+  /** Writes the rows of {@code results}; returns the last queue id used ({@code lastQueueId} if none). */
+  Future<Long> write(SqlConnection conn, List<PersistResult> results, long nowMs, long lastQueueId) {
+    List<Tuple> rows = new ArrayList<>();
+    long id = lastQueueId;
+    for (PersistResult r : results) {
+      if (!(r instanceof PersistResult.Stored s)) {
+        continue;
+      }
+      DomainEvent stored = DomainEvent.stored(tenantId, s.seq(), nowMs);
+      rows.add(Tuple.of(tenantId, ++id, stored.eventId(), stored.type(), "", nowMs, nowMs, s.seq()));
+      for (Removal removal : s.removed()) {
+        DomainEvent d = DomainEvent.deleted(tenantId, removal, nowMs);
+        rows.add(Tuple.of(tenantId, ++id, d.eventId(), d.type(), d.body(), nowMs, nowMs, null));
+      }
+    }
+    if (rows.isEmpty()) {
+      return Future.succeededFuture(lastQueueId);
+    }
+    long last = id;
+    return conn.preparedQuery(INSERT).executeBatch(rows).map(v -> last);
+  }
+}
