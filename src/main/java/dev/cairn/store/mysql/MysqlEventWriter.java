@@ -1,12 +1,14 @@
 package dev.cairn.store.mysql;
 
 import dev.cairn.nostr.NostrEvent;
-import dev.cairn.store.PersistResult;
+import dev.cairn.store.PersistOutcome;
 import dev.cairn.store.StoreException;
 import dev.cairn.store.WritePlan;
 import dev.cairn.store.WriteRules;
+import dev.cairn.store.feed.FeedChange;
 import io.vertx.core.Future;
 import io.vertx.sqlclient.Pool;
+import io.vertx.sqlclient.Row;
 import io.vertx.sqlclient.SqlConnection;
 import io.vertx.sqlclient.Tuple;
 import java.util.List;
@@ -15,8 +17,8 @@ import java.util.List;
  * The MySQL side of a group commit for one tenant, reactive: in one transaction it locks the tenant's
  * {@code tenant_counters} row, reads what the batch touches ({@link MysqlSnapshotReader}), lets the
  * dialect-free {@link WriteRules} decide, writes the plan ({@link MysqlPlanWriter}) and its outbox rows
- * ({@link MysqlOutboxRows}), and moves {@code event_seq} and {@code queue_id} past the numbers it used.
- * Not written yet: the change feed's rows ({@code feed_events}, {@code feed_seq}).
+ * ({@link MysqlOutboxRows}) and change-feed rows ({@link MysqlFeedRows}), and moves {@code event_seq},
+ * {@code queue_id} and {@code feed_seq} past the numbers it used.
  *
  * <p>The counter row lock comes first and is held to commit, so the writers of one tenant on every
  * pod run one after the other: the last seq read under the lock is the high water, the snapshot cannot
@@ -29,24 +31,28 @@ public final class MysqlEventWriter {
   private final MysqlSnapshotReader reader;
   private final MysqlPlanWriter writer;
   private final MysqlOutboxRows outbox;
+  private final MysqlFeedRows feed;
 
   public MysqlEventWriter(String tenantId) {
     this.tenantId = tenantId;
     this.reader = new MysqlSnapshotReader(tenantId);
     this.writer = new MysqlPlanWriter(tenantId);
     this.outbox = new MysqlOutboxRows(tenantId);
+    this.feed = new MysqlFeedRows(tenantId);
   }
 
   /**
    * Persists {@code batch} (in order, as if one event after the other) in one transaction on a
    * connection of {@code pool}.
    *
-   * @return a result per event, input order; fails with a {@link StoreException} naming the tenant when
+   * @return a result per event (input order) and the feed's part, as {@code TenantStore.persist}:
+   *     when the feed rows failed they were rolled back alone and {@code feed()} / {@code feedError()}
+   *     carry them for the retry buffer; fails with a {@link StoreException} naming the tenant when
    *     the transaction failed (then nothing of the batch was written)
    */
-  public Future<List<PersistResult>> persist(Pool pool, List<NostrEvent> batch, long nowEpochSeconds) {
+  public Future<PersistOutcome> persist(Pool pool, List<NostrEvent> batch, long nowEpochSeconds) {
     if (batch.isEmpty()) {
-      return Future.succeededFuture(List.of());
+      return Future.succeededFuture(PersistOutcome.of(List.of()));
     }
     return pool.withTransaction(conn -> write(conn, batch, nowEpochSeconds))
         .recover(e -> {
@@ -60,32 +66,35 @@ public final class MysqlEventWriter {
               .execute(Tuple.of(tenantId))
               .compose(v -> pool.withTransaction(conn -> write(conn, batch, nowEpochSeconds)));
         })
-        .recover(e -> Future.failedFuture(e instanceof StoreException ? e : new StoreException(
-            "persisting a batch of " + batch.size() + " events for tenant " + tenantId + " failed (nothing of it"
-                + " was written): " + e.getMessage(), e)));
+        .recover(e -> Future.failedFuture(new StoreException("persisting a batch of " + batch.size()
+            + " events for tenant " + tenantId + " failed (nothing of it was written): " + e.getMessage(), e)));
   }
 
-  private Future<List<PersistResult>> write(SqlConnection conn, List<NostrEvent> batch, long now) {
-    return conn.preparedQuery("SELECT event_seq, queue_id FROM tenant_counters WHERE tenant_id = ? FOR UPDATE")
+  private Future<PersistOutcome> write(SqlConnection conn, List<NostrEvent> batch, long now) {
+    return conn.preparedQuery(
+            "SELECT event_seq, queue_id, feed_seq FROM tenant_counters WHERE tenant_id = ? FOR UPDATE")
         .execute(Tuple.of(tenantId))
         .compose(rows -> {
           if (rows.size() == 0) {
             return Future.failedFuture(new CounterMissing(tenantId));
           }
-          long highWater = rows.iterator().next().getLong(0);
-          long queueId = rows.iterator().next().getLong(1);
+          Row counters = rows.iterator().next();
+          long highWater = counters.getLong(0);
+          long queueId = counters.getLong(1);
+          long feedSeq = counters.getLong(2);
           long nowMs = System.currentTimeMillis();
-          return reader.fetch(conn, WriteRules.keysOf(batch))
-              .compose(snapshot -> {
-                WritePlan plan = WriteRules.plan(batch, snapshot, now, highWater);
-                return writer.apply(conn, plan, nowMs)
-                    .compose(v -> outbox.write(conn, plan.results(), nowMs, queueId))
-                    .compose(lastQueueId -> plan.highWater() == highWater && lastQueueId == queueId
-                        ? Future.succeededFuture()
-                        : conn.preparedQuery("UPDATE tenant_counters SET event_seq = ?, queue_id = ? WHERE tenant_id = ?")
-                            .execute(Tuple.of(plan.highWater(), lastQueueId, tenantId)))
-                    .map(v -> plan.results());
-              });
+          return reader.fetch(conn, WriteRules.keysOf(batch)).compose(snapshot -> {
+            WritePlan plan = WriteRules.plan(batch, snapshot, now, highWater);
+            List<FeedChange> changes = FeedChange.of(batch, plan.results(), nowMs);
+            return writer.apply(conn, plan, nowMs)
+                .compose(v -> outbox.write(conn, plan.results(), nowMs, queueId))
+                .compose(lastQueueId -> feed.write(conn, changes, feedSeq)
+                    .compose(f -> conn.preparedQuery(
+                            "UPDATE tenant_counters SET event_seq = ?, queue_id = ?, feed_seq = ? WHERE tenant_id = ?")
+                        .execute(Tuple.of(plan.highWater(), lastQueueId, f.lastSeq(), tenantId))
+                        .map(v -> new PersistOutcome(plan.results(), f.error() == null ? List.of() : changes,
+                            f.bounds(), f.error()))));
+          });
         });
   }
 

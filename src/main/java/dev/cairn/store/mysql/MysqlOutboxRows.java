@@ -2,6 +2,7 @@ package dev.cairn.store.mysql;
 
 import dev.cairn.store.PersistResult;
 import dev.cairn.store.Removal;
+import dev.cairn.store.StoreException;
 import dev.cairn.store.outbox.DomainEvent;
 import io.vertx.core.Future;
 import io.vertx.sqlclient.SqlConnection;
@@ -46,6 +47,8 @@ final class MysqlOutboxRows {
       return Future.succeededFuture(lastQueueId);
     }
     long last = id;
-    return conn.preparedQuery(INSERT).executeBatch(rows).map(v -> last);
+    return conn.preparedQuery(INSERT).executeBatch(rows).map(v -> last)
+        .recover(e -> Future.failedFuture(new StoreException("outbox rows " + (lastQueueId + 1) + ".." + last
+            + " of tenant " + tenantId + " not written: " + BatchErrors.describe(e), e)));
   }
 }

@@ -18,7 +18,7 @@ import java.util.List;
 /**
  * Runs the writes of a {@link WritePlan} on MySQL inside the caller's transaction, the same rows
  * SqliteEventWriter writes (events, tag_index, deletions, removed_events), each keyed by the tenant.
- * The outbox rows are {@link MysqlOutboxRows}'; the change-feed rows (feed_events) are not written yet.
+ * The outbox and change-feed rows are {@link MysqlOutboxRows}' and {@link MysqlFeedRows}'.
  */
 final class MysqlPlanWriter {
   private static final String INSERT_EVENT = "INSERT INTO events"

@@ -1,5 +1,6 @@
 package dev.cairn.store.mysql;
 
+import dev.cairn.store.StoreException;
 import io.vertx.core.Future;
 import io.vertx.sqlclient.SqlConnection;
 import io.vertx.sqlclient.Tuple;
@@ -31,7 +32,9 @@ final class OrderedBatches {
         group.add(steps.get(i).params());
         i++;
       }
-      chain = chain.compose(v -> conn.preparedQuery(sql).executeBatch(group).mapEmpty());
+      chain = chain.compose(v -> conn.preparedQuery(sql).executeBatch(group).<Void>mapEmpty()
+          .recover(e -> Future.failedFuture(new StoreException("\"" + sql + "\" failed on "
+              + BatchErrors.describe(e), e))));
     }
     return chain;
   }

@@ -7,9 +7,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.cairn.nostr.Hex;
 import dev.cairn.nostr.NostrEvent;
+import dev.cairn.store.PersistOutcome;
 import dev.cairn.store.PersistResult;
 import dev.cairn.store.Removal;
 import dev.cairn.store.RemovalReason;
+import dev.cairn.store.StoreException;
 import dev.cairn.store.TagKey;
 import dev.cairn.store.WriteRules;
 import io.vertx.core.Future;
@@ -241,9 +243,62 @@ class MysqlEventWriterTest {
   }
 
   @Test
+  void feedRowsFollowTheCounterAndNameTheirEvents() throws Exception {
+    PersistOutcome first = await(writer.persist(pool, List.of(ev(1, ALICE, 100, 0), ev(2, ALICE, 200, 0)), NOW));
+    assertEquals(null, first.feedError());
+    assertEquals(List.of(), first.feed()); // handed back only when they failed
+    assertEquals(3, first.feedBounds().high());
+    assertEquals(1, first.feedBounds().oldest());
+    assertEquals(3, first.feedBounds().inserted());
+    assertEquals(List.of("1 stored 1", "2 stored 2", "3 deleted replaced"), feed());
+    Row r = await(pool.preparedQuery("SELECT event_id, pubkey, kind FROM feed_events WHERE tenant_id = ? AND seq = 3")
+        .execute(Tuple.of(T))).iterator().next();
+    assertEquals(Ev.id(1), Hex.encode(r.getBuffer(0).getBytes()));
+    assertEquals(ALICE, Hex.encode(r.getBuffer(1).getBytes()));
+    assertEquals(0, r.getInteger(2));
+    assertEquals(3, await(pool.preparedQuery("SELECT feed_seq FROM tenant_counters WHERE tenant_id = ?")
+        .execute(Tuple.of(T))).iterator().next().getLong(0));
+  }
+
+  @Test
+  void failedFeedInsertIsRolledBackAloneAndTheEventsCommit() throws Exception {
+    put(ev(1, ALICE, 100, 1)); // feed seq 1
+    // A row in the way of the next feed seq: the feed insert fails on its key.
+    await(pool.preparedQuery("INSERT INTO feed_events(tenant_id, seq, ts, type, event_id, kind, pubkey)"
+        + " VALUES (?, 2, 0, 'stored', UNHEX(REPEAT('00', 32)), 1, UNHEX(REPEAT('00', 32)))").execute(Tuple.of(T)));
+    PersistOutcome o = await(writer.persist(pool, List.of(ev(2, ALICE, 101, 1), ev(3, ALICE, 102, 1)), NOW));
+    assertEquals(List.of(2L, 3L), seqs(o.results()));
+    assertTrue(o.feedError() != null && o.feedError().getMessage().contains("Duplicate"), String.valueOf(o.feedError()));
+    assertEquals(2, o.feed().size());
+    assertEquals(null, o.feedBounds());
+    assertEquals(List.of(Ev.id(1), Ev.id(2), Ev.id(3)), storedIds());
+    assertEquals(List.of("1 EventStored 1", "2 EventStored 2", "3 EventStored 3"), outbox());
+    assertEquals(List.of("1 stored 1", "2 stored 0"), feed()); // nothing of the failed insert stayed
+    assertEquals(1, await(pool.preparedQuery("SELECT feed_seq FROM tenant_counters WHERE tenant_id = ?")
+        .execute(Tuple.of(T))).iterator().next().getLong(0));
+  }
+
+  @Test
+  void failedWriteRollsTheWholeBatchBackWithAClearError() throws Exception {
+    put(ev(1, ALICE, 100, 1));
+    // A row at seq 3 the counter does not know about: the batch's second insert hits its key.
+    await(pool.preparedQuery("INSERT INTO events(tenant_id, seq, id, pubkey, created_at, kind, json)"
+        + " VALUES (?, 3, UNHEX(REPEAT('ff', 32)), UNHEX(REPEAT('ff', 32)), 1, 1, '{}')").execute(Tuple.of(T)));
+    java.util.concurrent.ExecutionException e = org.junit.jupiter.api.Assertions.assertThrows(
+        java.util.concurrent.ExecutionException.class, () -> put(ev(2, ALICE, 101, 1, tag("t", "x")), ev(3, ALICE, 102, 1)));
+    StoreException se = assertInstanceOf(StoreException.class, e.getCause());
+    assertTrue(se.getMessage().contains("batch of 2 events for tenant t1 failed (nothing of it was written)")
+        && se.getMessage().contains("Duplicate entry"), se.getMessage());
+    assertEquals(1, counter());
+    assertEquals(List.of(Ev.id(1), "f".repeat(64)), storedIds());
+    assertEquals(List.of(), tagSeqs("t", "x"));
+    assertEquals(List.of("1 EventStored 1"), outbox());
+  }
+
+  @Test
   void tenantsAreSeparate() throws Exception {
     put(ev(1, ALICE, 100, 1));
-    List<PersistResult> r = await(new MysqlEventWriter("t2").persist(pool, List.of(ev(1, ALICE, 100, 1)), NOW));
+    List<PersistResult> r = await(new MysqlEventWriter("t2").persist(pool, List.of(ev(1, ALICE, 100, 1)), NOW)).results();
     assertEquals(1L, ((PersistResult.Stored) r.get(0)).seq());
     assertEquals(2, await(pool.query("SELECT COUNT(*) FROM events").execute()).iterator().next().getLong(0));
   }
@@ -258,7 +313,7 @@ class MysqlEventWriterTest {
     MysqlEventWriter writerB = new MysqlEventWriter(T);
     int batches = 15;
     int perBatch = 4;
-    List<Future<List<PersistResult>>> all = new ArrayList<>();
+    List<Future<PersistOutcome>> all = new ArrayList<>();
     long n = 0;
     for (int i = 0; i < batches; i++) {
       for (int pod = 0; pod < 2; pod++) {
@@ -272,8 +327,9 @@ class MysqlEventWriterTest {
     }
     await(Future.all(all));
     TreeSet<Long> seen = new TreeSet<>();
-    for (Future<List<PersistResult>> f : all) {
-      List<Long> s = seqs(f.result());
+    for (Future<PersistOutcome> f : all) {
+      assertEquals(null, f.result().feedError());
+      List<Long> s = seqs(f.result().results());
       // One transaction's seqs are one block: no other commit took a number in between.
       for (int j = 1; j < s.size(); j++) {
         assertEquals(s.get(j - 1) + 1, s.get(j), "batch seqs " + s);
@@ -293,12 +349,18 @@ class MysqlEventWriterTest {
       expected.add(i + " EventStored " + i);
     }
     assertEquals(expected, outbox());
+    // Feed seqs likewise: row i names store seq i.
+    List<String> feedExpected = new ArrayList<>();
+    for (long i = 1; i <= total; i++) {
+      feedExpected.add(i + " stored " + i);
+    }
+    assertEquals(feedExpected, feed());
   }
 
   // --- helpers
 
   private List<PersistResult> put(NostrEvent... batch) throws Exception {
-    return await(writer.persist(pool, List.of(batch), NOW));
+    return await(writer.persist(pool, List.of(batch), NOW)).results();
   }
 
   private PersistResult.Stored stored(NostrEvent e) throws Exception {
@@ -346,6 +408,17 @@ class MysqlEventWriterTest {
     for (Row r : await(pool.preparedQuery("SELECT id, type, stored_seq FROM event_queue WHERE tenant_id = ?"
         + " AND status = 'pending' ORDER BY id").execute(Tuple.of(T)))) {
       out.add(r.getLong(0) + " " + r.getString(1) + " " + (r.getValue(2) == null ? "-" : r.getLong(2)));
+    }
+    return out;
+  }
+
+  /** The feed as "seq type store_seq-or-reason" lines, by seq. */
+  private List<String> feed() throws Exception {
+    List<String> out = new ArrayList<>();
+    for (Row r : await(pool.preparedQuery("SELECT seq, type, store_seq, reason FROM feed_events WHERE tenant_id = ?"
+        + " ORDER BY seq").execute(Tuple.of(T)))) {
+      out.add(r.getLong(0) + " " + r.getString(1) + " "
+          + (r.getValue(2) != null ? String.valueOf(r.getLong(2)) : r.getValue(3) != null ? r.getString(3) : "0"));
     }
     return out;
   }
