@@ -83,6 +83,9 @@ public final class MysqlEventWriter {
           long queueId = counters.getLong(1);
           long feedSeq = counters.getLong(2);
           long nowMs = System.currentTimeMillis();
+          // Plain (consistent) reads after the locking read: InnoDB takes a transaction's read view at
+          // its first consistent read, here after the lock is held, so the snapshot sees everything
+          // the previous holder committed. (Hence no START TRANSACTION WITH CONSISTENT SNAPSHOT.)
           return reader.fetch(conn, WriteRules.keysOf(batch)).compose(snapshot -> {
             WritePlan plan = WriteRules.plan(batch, snapshot, now, highWater);
             List<FeedChange> changes = FeedChange.of(batch, plan.results(), nowMs);

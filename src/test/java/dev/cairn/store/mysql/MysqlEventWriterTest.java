@@ -357,6 +357,31 @@ class MysqlEventWriterTest {
     assertEquals(feedExpected, feed());
   }
 
+  @Test
+  void twoPodsReplacingOneAddressLeaveOnlyTheNewest() throws Exception {
+    // Each transaction must read the rows the previous holder of the counter lock committed, or two
+    // versions of one replaceable event would survive.
+    Pool podA = pool(4);
+    Pool podB = pool(4);
+    MysqlEventWriter writerA = new MysqlEventWriter(T);
+    MysqlEventWriter writerB = new MysqlEventWriter(T);
+    List<Future<PersistOutcome>> all = new ArrayList<>();
+    for (int i = 1; i <= 20; i++) {
+      NostrEvent e = ev(i, ALICE, 1000 + (i * 7L) % 20, 0); // versions arrive out of created_at order
+      all.add(i % 2 == 0 ? writerA.persist(podA, List.of(e), NOW) : writerB.persist(podB, List.of(e), NOW));
+    }
+    await(Future.all(all));
+    List<String> left = storedIds();
+    assertEquals(1, left.size(), left.toString());
+    long newest = 0;
+    for (int i = 1; i <= 20; i++) {
+      newest = (i * 7L) % 20 > (newest * 7L) % 20 ? i : newest;
+    }
+    assertEquals(Ev.id(newest), left.get(0));
+    long stored = all.stream().filter(f -> f.result().results().get(0) instanceof PersistResult.Stored).count();
+    assertEquals(stored - 1, removedSeqs().size());
+  }
+
   // --- helpers
 
   private List<PersistResult> put(NostrEvent... batch) throws Exception {
