@@ -12,14 +12,17 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
-/** Translates one {@link Filter} into a WHERE clause over {@code events e} with bound parameters only. */
-final class FilterSql {
+/**
+ * Translates one {@link Filter} into a WHERE clause over {@code events e} with bound parameters only,
+ * for SQLite or (with a tenant) MySQL/MariaDB: see {@link SqlDialect}.
+ */
+public final class FilterSql {
 
   /**
    * {@code SELECT ... FROM <from> WHERE <sql> ORDER BY <orderBy>}; params bind in that order. The
    * selected row is always {@code e}.
    */
-  record Where(String from, String sql, String orderBy, List<Object> params) {}
+  public record Where(String from, String sql, String orderBy, List<Object> params) {}
 
   static final String DEFAULT_FROM = "events e";
   static final String DEFAULT_ORDER = "e.created_at DESC, e.id ASC";
@@ -31,6 +34,32 @@ final class FilterSql {
    * field, or a NIP-50 search without a word).
    */
   static Where where(Filter f, long seqBelow, long now) {
+    return where(f, seqBelow, now, SqlDialect.SQLITE, null);
+  }
+
+  /**
+   * A filter's limit: its own, or {@code defaultLimit} when absent, capped at {@code maxLimit}
+   * (0 or less: the filter returns nothing). One definition for every dialect's REQ.
+   */
+  public static int limitOf(Filter f, int defaultLimit, int maxLimit) {
+    return f.limit() == null ? Math.min(defaultLimit, maxLimit) : Math.min(f.limit(), maxLimit);
+  }
+
+  /**
+   * {@link #where(Filter, long, long)} in {@code dialect}; {@code tenant} scopes every table for
+   * {@link SqlDialect#MYSQL} (ignored for SQLite). Params are Strings, Integers, Longs and byte[].
+   *
+   * @throws IllegalArgumentException for a NIP-50 search on MySQL, which has no full-text index yet
+   */
+  public static Where where(Filter f, long seqBelow, long now, SqlDialect dialect, String tenant) {
+    if (dialect.scopedByTenant() && tenant == null) {
+      throw new IllegalArgumentException("a " + dialect + " filter needs a tenant id to scope its tables");
+    }
+    if (f.search() != null && dialect != SqlDialect.SQLITE) {
+      // Refused rather than ignored: dropping the condition would return events that do not match.
+      throw new IllegalArgumentException("NIP-50 search is not supported on " + dialect
+          + ": there is no full-text index for it yet");
+    }
     String match = f.search() == null ? null : SearchIndex.matchExpression(f.search());
     if (f.search() != null && match == null) {
       return null;
@@ -54,8 +83,12 @@ final class FilterSql {
       for (Map.Entry<Character, Set<String>> t : f.tags().entrySet()) {
         if (t.getValue().size() == 1) {
           driver = t.getKey();
-          from = "tag_index t CROSS JOIN events e ON e.seq = t.seq";
+          from = dialect.tagDrivenFrom();
           order = "t.created_at DESC, e.id ASC";
+          if (dialect.scopedByTenant()) {
+            sql.append("t.tenant_id = ? AND ");
+            params.add(tenant);
+          }
           sql.append("t.k = ? AND ");
           params.add(TagKey.of(String.valueOf(driver), t.getValue().iterator().next()));
           break;
@@ -66,15 +99,21 @@ final class FilterSql {
       // order: name the index. Replaceable and addressable kinds have an entry per (pubkey, kind, d);
       // for the rest the author's events are walked in time order, other kinds skipped.
       if (f.kinds().stream().allMatch(k -> Kinds.isReplaceable(k) || Kinds.isAddressable(k))) {
-        from = "events e INDEXED BY events_address";
+        from = dialect.eventsUsing("events_address");
         sql.append("e.d_tag IS NOT NULL AND ");
       } else {
-        from = "events e INDEXED BY events_pubkey";
+        from = dialect.eventsUsing("events_pubkey");
       }
     }
     // Unary '+' keeps the planner off the rowid range and the expiration index: the selective
     // indexes are the ones on id, pubkey, kind, created_at and tags.
-    sql.append("+e.seq < ? AND (+e.expiration IS NULL OR +e.expiration > ?)");
+    if (dialect.scopedByTenant()) {
+      sql.append("e.tenant_id = ? AND ");
+      params.add(tenant);
+    }
+    String expiration = dialect.noIndex("e.expiration");
+    sql.append(dialect.noIndex("e.seq")).append(" < ? AND (").append(expiration).append(" IS NULL OR ")
+        .append(expiration).append(" > ?)");
     params.add(seqBelow);
     params.add(now);
     in(sql, params, "e.id", hexBytes(f.ids()));
@@ -92,7 +131,12 @@ final class FilterSql {
       if (t.getKey().equals(driver)) {
         continue;
       }
-      sql.append(" AND e.seq IN (SELECT x.seq FROM tag_index x WHERE x.k");
+      sql.append(" AND e.seq IN (SELECT x.seq FROM tag_index x WHERE ");
+      if (dialect.scopedByTenant()) {
+        sql.append("x.tenant_id = ? AND ");
+        params.add(tenant);
+      }
+      sql.append("x.k");
       List<Long> keys = new ArrayList<>(t.getValue().size());
       for (String v : t.getValue()) {
         keys.add(TagKey.of(String.valueOf(t.getKey()), v));

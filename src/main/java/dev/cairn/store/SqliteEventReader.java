@@ -30,7 +30,7 @@ final class SqliteEventReader {
   static List<Part> parts(List<Filter> filters, long seqBelow, int defaultLimit, int maxLimit, long now) {
     List<Part> out = new ArrayList<>(filters.size());
     for (Filter f : filters) {
-      int limit = f.limit() == null ? Math.min(defaultLimit, maxLimit) : Math.min(f.limit(), maxLimit);
+      int limit = FilterSql.limitOf(f, defaultLimit, maxLimit);
       if (limit <= 0) {
         continue;
       }

@@ -1,0 +1,153 @@
+package dev.cairn.store.mysql;
+
+import dev.cairn.nostr.Filter;
+import dev.cairn.nostr.Hex;
+import dev.cairn.store.FilterSql;
+import dev.cairn.store.SqlDialect;
+import dev.cairn.store.StoredEvent;
+import io.vertx.core.Future;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.sqlclient.Pool;
+import io.vertx.sqlclient.Row;
+import io.vertx.sqlclient.SqlClient;
+import io.vertx.sqlclient.Tuple;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The read path of one tenant on MySQL/MariaDB (REQ history and NIP-45 COUNT), non-blocking on the
+ * vertx-mysql-client. Same answers as the SQLite reader: the WHERE clauses come from the one
+ * {@link FilterSql} in {@link SqlDialect#MYSQL}, scoped by tenant_id.
+ */
+public final class MysqlEventReader {
+  /** As SQLite's reader: created_at descending, then id ascending (hex order = byte order). */
+  private static final Comparator<StoredEvent> NEWEST_FIRST =
+      Comparator.comparingLong(StoredEvent::createdAt).reversed().thenComparing(StoredEvent::id);
+
+  private final String tenantId;
+
+  public MysqlEventReader(String tenantId) {
+    if (tenantId == null || tenantId.isEmpty()) {
+      throw new IllegalArgumentException("MysqlEventReader needs a tenant id");
+    }
+    this.tenantId = tenantId;
+  }
+
+  /** One filter's WHERE clause and its limit. */
+  private record Part(FilterSql.Where where, int limit) {}
+
+  /**
+   * Per filter the newest events up to its limit ({@code defaultLimit} when absent, capped at
+   * {@code maxLimit}, 0 = none), seq below {@code seqBelow}, not expired at {@code now}; the union
+   * deduplicated and ordered newest first. Fails (never throws) for a filter MySQL cannot answer.
+   */
+  public Future<List<StoredEvent>> query(Pool pool, List<Filter> filters, long seqBelow, int defaultLimit,
+      int maxLimit, long now) {
+    List<Part> parts = new ArrayList<>(filters.size());
+    try {
+      for (Filter f : filters) {
+        int limit = FilterSql.limitOf(f, defaultLimit, maxLimit);
+        if (limit <= 0) {
+          continue;
+        }
+        FilterSql.Where w = FilterSql.where(f, seqBelow, now, SqlDialect.MYSQL, tenantId);
+        if (w != null) {
+          parts.add(new Part(w, limit));
+        }
+      }
+    } catch (IllegalArgumentException e) {
+      return Future.failedFuture(e);
+    }
+    if (parts.isEmpty()) {
+      return Future.succeededFuture(List.of());
+    }
+    if (parts.size() == 1) {
+      return rows(pool, parts.get(0));
+    }
+    // Several filters read in one transaction: InnoDB's REPEATABLE READ gives them one snapshot, as
+    // SQLite's BEGIN does, so a concurrent write cannot show up in one filter's rows but not another's.
+    return pool.withTransaction(conn -> {
+      Map<String, StoredEvent> byId = new LinkedHashMap<>();
+      Future<Void> chain = Future.succeededFuture();
+      for (Part p : parts) {
+        // One statement at a time on the connection; callbacks run in order on its context.
+        chain = chain.compose(v -> rows(conn, p).map(list -> {
+          for (StoredEvent e : list) {
+            byId.putIfAbsent(e.id(), e);
+          }
+          return null;
+        }));
+      }
+      return chain.map(v -> {
+        List<StoredEvent> out = new ArrayList<>(byId.values());
+        out.sort(NEWEST_FIRST);
+        return out;
+      });
+    });
+  }
+
+  /** NIP-45: how many distinct stored events match any filter (limits ignored). */
+  public Future<Long> count(Pool pool, List<Filter> filters, long seqBelow, long now) {
+    StringBuilder text = new StringBuilder("SELECT COUNT(*) FROM (");
+    List<Object> params = new ArrayList<>();
+    int n = 0;
+    try {
+      for (Filter f : filters) {
+        FilterSql.Where w = FilterSql.where(f, seqBelow, now, SqlDialect.MYSQL, tenantId);
+        if (w == null) {
+          continue;
+        }
+        if (n++ > 0) {
+          text.append(" UNION ");
+        }
+        // UNION (not ALL) deduplicates seqs across filters; all are this tenant's, so seq is unique.
+        text.append("SELECT e.seq FROM ").append(w.from()).append(" WHERE ").append(w.sql());
+        params.addAll(w.params());
+      }
+    } catch (IllegalArgumentException e) {
+      return Future.failedFuture(e);
+    }
+    if (n == 0) {
+      return Future.succeededFuture(0L);
+    }
+    text.append(") matched"); // MySQL requires an alias on a derived table
+    return pool.preparedQuery(text.toString()).execute(tuple(params, null))
+        .map(rs -> rs.iterator().next().getLong(0))
+        .recover(e -> Future.failedFuture(failure("count", e)));
+  }
+
+  private Future<List<StoredEvent>> rows(SqlClient client, Part p) {
+    FilterSql.Where w = p.where();
+    String text = "SELECT e.seq, e.id, e.created_at, e.json FROM " + w.from() + " WHERE " + w.sql()
+        + " ORDER BY " + w.orderBy() + " LIMIT ?";
+    return client.preparedQuery(text).execute(tuple(w.params(), p.limit()))
+        .map(rs -> {
+          List<StoredEvent> out = new ArrayList<>(Math.min(rs.size(), p.limit()));
+          for (Row r : rs) {
+            out.add(new StoredEvent(r.getLong(0), Hex.encode(r.getBuffer(1).getBytes()), r.getLong(2),
+                r.getBuffer(3).getBytes()));
+          }
+          return out;
+        })
+        .recover(e -> Future.failedFuture(failure("query", e)));
+  }
+
+  /** FilterSql's params as a Tuple: the client binds binary columns from a Buffer, not a byte[]. */
+  private static Tuple tuple(List<Object> params, Integer limit) {
+    Tuple t = Tuple.tuple();
+    for (Object p : params) {
+      t.addValue(p instanceof byte[] b ? Buffer.buffer(b) : p);
+    }
+    if (limit != null) {
+      t.addInteger(limit);
+    }
+    return t;
+  }
+
+  private IllegalStateException failure(String what, Throwable e) {
+    return new IllegalStateException("MySQL " + what + " for tenant " + tenantId + " failed: " + e.getMessage(), e);
+  }
+}
