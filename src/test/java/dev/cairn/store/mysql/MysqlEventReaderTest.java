@@ -11,21 +11,16 @@ import dev.cairn.store.StoredEvent;
 import dev.cairn.store.TenantStore;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
-import io.vertx.mysqlclient.MySQLBuilder;
 import io.vertx.sqlclient.Pool;
-import io.vertx.sqlclient.PoolOptions;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.UUID;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -38,8 +33,6 @@ import org.junit.jupiter.api.io.TempDir;
  * COUNT, for the QueryTest scenarios. A second tenant's rows in the same tables must never show.
  */
 class MysqlEventReaderTest {
-  private static final String URL_ENV = "CAIRN_TEST_MYSQL_URL";
-  private static final long TIMEOUT_S = 60;
   private static final long NOW = 1_700_000_000L;
   /** Reads happen after the expiring event (NOW + 10) has expired, unless a scenario says otherwise. */
   private static final long LATER = NOW + 20;
@@ -51,8 +44,8 @@ class MysqlEventReaderTest {
   private static final int DEFAULT_LIMIT = 500;
   private static final int MAX_LIMIT = 5000;
 
+  private static TestMysqlServer mysql;
   private static Vertx vertx;
-  private static MysqlUrl server;
   private static Pool admin;
 
   @TempDir Path dir;
@@ -61,39 +54,26 @@ class MysqlEventReaderTest {
   private TenantStore sqlite;
   private final MysqlEventReader reader = new MysqlEventReader(T);
 
+
+
   @BeforeAll
   static void reachServer() {
-    String env = System.getenv(URL_ENV);
-    server = MysqlUrl.parse(env == null || env.isBlank() ? "mysql://root@127.0.0.1:3306/mysql" : env);
-    vertx = Vertx.vertx();
-    admin = MySQLBuilder.pool().with(new PoolOptions().setMaxSize(2))
-        .connectingTo(server.connectOptions()).using(vertx).build();
-    try {
-      admin.query("SELECT 1").execute().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
-    } catch (Exception e) {
-      String why = "MySQL/MariaDB not reachable at " + server + " (" + e
-          + "): start it or set " + URL_ENV + "; skipping the MySQL read path tests";
-      System.err.println(why); // surefire drops a class-level assumption's message from its summary
-      Assumptions.assumeTrue(false, why);
-    }
+    mysql = TestMysqlServer.reach("the MySQL read path tests");
+    vertx = mysql.vertx;
+    admin = mysql.admin;
   }
 
   @AfterAll
-  static void closeAll() throws Exception {
-    if (admin != null) {
-      await(admin.close());
-    }
-    if (vertx != null) {
-      await(vertx.close());
+  static void closeAll() {
+    if (mysql != null) {
+      mysql.close();
     }
   }
 
   @BeforeEach
   void createStores() throws Exception {
-    db = "cairn_test_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12) + "_r";
-    await(admin.query("CREATE DATABASE " + db + " CHARACTER SET utf8mb4 COLLATE utf8mb4_bin").execute());
-    pool = MySQLBuilder.pool().with(new PoolOptions().setMaxSize(4))
-        .connectingTo(server.connectOptions(db)).using(vertx).build();
+    db = mysql.createDatabase("_r");
+    pool = mysql.pool(db, 4);
     await(new MysqlMigrator("db/mysql").migrate(pool));
     sqlite = TenantStore.open(dir.resolve("tenants/" + T + ".db"), 2);
     List<NostrEvent> events = events();
@@ -113,7 +93,7 @@ class MysqlEventReaderTest {
     if (pool != null) {
       await(pool.close());
     }
-    await(admin.query("DROP DATABASE IF EXISTS " + db).execute());
+    mysql.dropDatabase(db);
   }
 
   @Test
@@ -337,6 +317,6 @@ class MysqlEventReaderTest {
   }
 
   private static <T> T await(Future<T> f) throws Exception {
-    return f.toCompletionStage().toCompletableFuture().get(TIMEOUT_S, TimeUnit.SECONDS);
+    return TestMysqlServer.await(f);
   }
 }

@@ -16,21 +16,16 @@ import dev.cairn.store.TagKey;
 import dev.cairn.store.WriteRules;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
-import io.vertx.mysqlclient.MySQLBuilder;
 import io.vertx.sqlclient.Pool;
-import io.vertx.sqlclient.PoolOptions;
 import io.vertx.sqlclient.Row;
 import io.vertx.sqlclient.Tuple;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.TreeSet;
-import java.util.UUID;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.LongStream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -42,15 +37,13 @@ import org.junit.jupiter.api.Test;
  * migrated database, dropped after.
  */
 class MysqlEventWriterTest {
-  private static final String URL_ENV = "CAIRN_TEST_MYSQL_URL";
-  private static final long TIMEOUT_S = 60;
   private static final long NOW = 1_700_000_000L;
   private static final String T = "t1";
   private static final String ALICE = "a".repeat(64);
   private static final String BOB = "b".repeat(64);
 
+  private static TestMysqlServer mysql;
   private static Vertx vertx;
-  private static MysqlUrl server;
   private static Pool admin;
 
   private final List<Pool> pools = new ArrayList<>();
@@ -58,37 +51,25 @@ class MysqlEventWriterTest {
   private Pool pool;
   private final MysqlEventWriter writer = new MysqlEventWriter(T);
 
+
+
   @BeforeAll
   static void reachServer() {
-    String env = System.getenv(URL_ENV);
-    server = MysqlUrl.parse(env == null || env.isBlank() ? "mysql://root@127.0.0.1:3306/mysql" : env);
-    vertx = Vertx.vertx();
-    admin = MySQLBuilder.pool().with(new PoolOptions().setMaxSize(2))
-        .connectingTo(server.connectOptions()).using(vertx).build();
-    try {
-      admin.query("SELECT 1").execute().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
-    } catch (Exception e) {
-      String why = "MySQL/MariaDB not reachable at " + server + " (" + e
-          + "): start it or set " + URL_ENV + "; skipping the MySQL write path tests";
-      System.err.println(why); // surefire drops a class-level assumption's message from its summary
-      Assumptions.assumeTrue(false, why);
-    }
+    mysql = TestMysqlServer.reach("the MySQL write path tests");
+    vertx = mysql.vertx;
+    admin = mysql.admin;
   }
 
   @AfterAll
-  static void closeAll() throws Exception {
-    if (admin != null) {
-      await(admin.close());
-    }
-    if (vertx != null) {
-      await(vertx.close());
+  static void closeAll() {
+    if (mysql != null) {
+      mysql.close();
     }
   }
 
   @BeforeEach
   void createDatabase() throws Exception {
-    db = "cairn_test_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12) + "_w";
-    await(admin.query("CREATE DATABASE " + db + " CHARACTER SET utf8mb4 COLLATE utf8mb4_bin").execute());
+    db = mysql.createDatabase("_w");
     pool = pool(4);
     await(new MysqlMigrator("db/mysql").migrate(pool));
   }
@@ -98,7 +79,7 @@ class MysqlEventWriterTest {
     for (Pool p : pools) {
       await(p.close());
     }
-    await(admin.query("DROP DATABASE IF EXISTS " + db).execute());
+    mysql.dropDatabase(db);
   }
 
   @Test
@@ -459,8 +440,7 @@ class MysqlEventWriterTest {
   }
 
   private Pool pool(int size) {
-    Pool p = MySQLBuilder.pool().with(new PoolOptions().setMaxSize(size))
-        .connectingTo(server.connectOptions(db)).using(vertx).build();
+    Pool p = mysql.pool(db, size);
     pools.add(p);
     return p;
   }
@@ -482,6 +462,6 @@ class MysqlEventWriterTest {
   }
 
   private static <T> T await(Future<T> f) throws Exception {
-    return f.toCompletionStage().toCompletableFuture().get(TIMEOUT_S, TimeUnit.SECONDS);
+    return TestMysqlServer.await(f);
   }
 }

@@ -11,9 +11,7 @@ import dev.cairn.store.StoreException;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
-import io.vertx.mysqlclient.MySQLBuilder;
 import io.vertx.sqlclient.Pool;
-import io.vertx.sqlclient.PoolOptions;
 import io.vertx.sqlclient.Row;
 import io.vertx.sqlclient.SqlConnection;
 import io.vertx.sqlclient.Tuple;
@@ -23,12 +21,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.UUID;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -40,52 +35,35 @@ import org.junit.jupiter.api.Test;
  */
 class MysqlMigratorTest {
 
-  private static final String URL_ENV = "CAIRN_TEST_MYSQL_URL";
-  private static final long TIMEOUT_S = 60;
 
+  private static TestMysqlServer mysql;
   private static Vertx vertx;
-  private static MysqlUrl server;
   private static Pool admin;
 
   private final List<Pool> pools = new ArrayList<>();
   private String metaDb;
   private String tenantDb;
 
+
+
   @BeforeAll
   static void reachServer() {
-    String env = System.getenv(URL_ENV);
-    server = MysqlUrl.parse(env == null || env.isBlank() ? "mysql://root@127.0.0.1:3306/mysql" : env);
-    vertx = Vertx.vertx();
-    admin = MySQLBuilder.pool().with(new PoolOptions().setMaxSize(2))
-        .connectingTo(server.connectOptions()).using(vertx).build();
-    try {
-      admin.query("SELECT 1").execute().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
-    } catch (Exception e) {
-      String why = "MySQL/MariaDB not reachable at " + server + " (" + e
-          + "): start it or set " + URL_ENV + "; skipping the MySQL schema tests";
-      // Also on stderr: surefire drops a class-level assumption's message from its summary.
-      System.err.println(why);
-      Assumptions.assumeTrue(false, why);
-    }
+    mysql = TestMysqlServer.reach("the MySQL schema tests");
+    vertx = mysql.vertx;
+    admin = mysql.admin;
   }
 
   @AfterAll
-  static void closeAll() throws Exception {
-    if (admin != null) {
-      admin.close().toCompletionStage().toCompletableFuture().get(TIMEOUT_S, TimeUnit.SECONDS);
-    }
-    if (vertx != null) {
-      vertx.close().toCompletionStage().toCompletableFuture().get(TIMEOUT_S, TimeUnit.SECONDS);
+  static void closeAll() {
+    if (mysql != null) {
+      mysql.close();
     }
   }
 
   @BeforeEach
   void createDatabases() throws Exception {
-    String base = "cairn_test_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
-    metaDb = base + "_meta";
-    tenantDb = base + "_t";
-    await(admin.query("CREATE DATABASE " + metaDb + " CHARACTER SET utf8mb4 COLLATE utf8mb4_bin").execute());
-    await(admin.query("CREATE DATABASE " + tenantDb + " CHARACTER SET utf8mb4 COLLATE utf8mb4_bin").execute());
+    metaDb = mysql.createDatabase("_meta");
+    tenantDb = mysql.createDatabase("_t");
   }
 
   @AfterEach
@@ -93,8 +71,8 @@ class MysqlMigratorTest {
     for (Pool p : pools) {
       await(p.close());
     }
-    await(admin.query("DROP DATABASE IF EXISTS " + metaDb).execute());
-    await(admin.query("DROP DATABASE IF EXISTS " + tenantDb).execute());
+    mysql.dropDatabase(metaDb);
+    mysql.dropDatabase(tenantDb);
   }
 
   @Test
@@ -251,8 +229,7 @@ class MysqlMigratorTest {
   }
 
   private Pool pool(String db) {
-    Pool p = MySQLBuilder.pool().with(new PoolOptions().setMaxSize(2))
-        .connectingTo(server.connectOptions(db)).using(vertx).build();
+    Pool p = mysql.pool(db, 2);
     pools.add(p);
     return p;
   }
@@ -296,6 +273,6 @@ class MysqlMigratorTest {
   }
 
   private static <T> T await(Future<T> f) throws Exception {
-    return f.toCompletionStage().toCompletableFuture().get(TIMEOUT_S, TimeUnit.SECONDS);
+    return TestMysqlServer.await(f);
   }
 }
