@@ -20,7 +20,6 @@ import dev.cairn.tree.Supervised;
 import dev.cairn.metrics.CairnMetrics;
 import io.vertx.core.Future;
 import io.vertx.core.WorkerExecutor;
-import dev.cairn.nostr.EventBytes;
 import dev.cairn.store.StoredEvent;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -358,7 +357,7 @@ final class ConnWorker extends Supervised {
       challenge(connId, c);
       return;
     }
-    if (utf8Length(e.bytes()) > limits.maxContentLength()) {
+    if (e.bytes().contentLength() > limits.maxContentLength()) {
       write(connId, c, RelayMessages.ok(e.id(), false,
           "invalid: content is longer than " + limits.maxContentLength() + " bytes"));
       return;
@@ -384,21 +383,5 @@ final class ConnWorker extends Supervised {
       c.subs.computeIfAbsent(subId, RelayMessages::eventPrefix);
     }
     toManager.send(new NetworkInbox.Subscribe(connId, subId, filters, count), inbox);
-  }
-
-  /**
-   * The UTF-8 length of the content as received: its slice of the stored JSON less the quotes, counting
-   * each escape as the one byte it stands for (&#92;u00XX escapes too).
-   */
-  private static int utf8Length(EventBytes b) {
-    byte[] json = b.json();
-    int n = 0;
-    for (int i = b.contentFrom() + 1, end = b.contentTo() - 1; i < end; i++) {
-      if (json[i] == '\\') {
-        i += json[i + 1] == 'u' ? 5 : 1;
-      }
-      n++;
-    }
-    return n;
   }
 }

@@ -4,7 +4,6 @@ import dev.cairn.admin.TenantAdmin;
 import dev.cairn.config.Limits;
 import dev.cairn.config.PolicyConfig;
 import dev.cairn.config.TenantConfig;
-import dev.cairn.nostr.EventBytes;
 import dev.cairn.nostr.EventTags;
 import dev.cairn.nostr.NostrEvent;
 
@@ -60,7 +59,7 @@ public final class OfflineRules {
     if (!allowProtected && EventTags.isProtected(e)) {
       return PROTECTED;
     }
-    if (contentLength(e.bytes()) > limits.maxContentLength()) {
+    if (e.bytes().contentLength() > limits.maxContentLength()) {
       return "invalid: content is longer than " + limits.maxContentLength() + " bytes";
     }
     if (e.tags().size() > limits.maxEventTags()) {
@@ -96,18 +95,5 @@ public final class OfflineRules {
       v = rules.mutes().check(e);
     }
     return v == null ? null : v.muted() ? MUTED : v.message();
-  }
-
-  /** The content's length as the live path measures it (ConnWorker): bytes of its JSON text, an escape as one. */
-  private static int contentLength(EventBytes b) {
-    byte[] json = b.json();
-    int n = 0;
-    for (int i = b.contentFrom() + 1, end = b.contentTo() - 1; i < end; i++) {
-      if (json[i] == '\\') {
-        i += json[i + 1] == 'u' ? 5 : 1;
-      }
-      n++;
-    }
-    return n;
   }
 }

@@ -24,6 +24,16 @@ class EventParserTest {
   }
 
   @Test
+  void contentLengthIsTheContentsUtf8Length() throws Exception {
+    // a, newline (escaped: one byte), b, e-acute sent as an escape (2 bytes once serialized as NIP-01
+    // says: raw UTF-8), the euro sign raw (3 bytes): what limits.max_content_length bounds
+    NostrEvent e = EventParser.parse(json("content", "\"a\\nb\\u00e9\u20ac\""));
+    assertEquals("a\nb\u00e9\u20ac".getBytes(java.nio.charset.StandardCharsets.UTF_8).length, e.bytes().contentLength());
+    assertEquals(8, e.bytes().contentLength());
+    assertEquals(0, EventParser.parse(json("content", "\"\"")).bytes().contentLength());
+  }
+
+  @Test
   void parsesEveryField() throws Exception {
     NostrEvent e = EventParser.parse(json("unknown", "{\"nested\":[1,{\"a\":[]}]}"));
     assertEquals(ID, e.id());

@@ -10,7 +10,6 @@ import dev.cairn.store.PersistResult;
 import dev.cairn.store.StoredEvent;
 import dev.cairn.store.TenantStore;
 import io.vertx.core.Future;
-import io.vertx.core.Vertx;
 import io.vertx.sqlclient.Pool;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -19,9 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -32,7 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
  * MysqlEventWriter) and to a SQLite TenantStore give the same REQ rows, in the same order, and the same
  * COUNT, for the QueryTest scenarios. A second tenant's rows in the same tables must never show.
  */
-class MysqlEventReaderTest {
+class MysqlEventReaderTest extends MysqlTestBase {
   private static final long NOW = 1_700_000_000L;
   /** Reads happen after the expiring event (NOW + 10) has expired, unless a scenario says otherwise. */
   private static final long LATER = NOW + 20;
@@ -44,9 +41,6 @@ class MysqlEventReaderTest {
   private static final int DEFAULT_LIMIT = 500;
   private static final int MAX_LIMIT = 5000;
 
-  private static TestMysqlServer mysql;
-  private static Vertx vertx;
-  private static Pool admin;
 
   @TempDir Path dir;
   private String db;
@@ -55,20 +49,6 @@ class MysqlEventReaderTest {
   private final MysqlEventReader reader = new MysqlEventReader(T);
 
 
-
-  @BeforeAll
-  static void reachServer() {
-    mysql = TestMysqlServer.reach("the MySQL read path tests");
-    vertx = mysql.vertx;
-    admin = mysql.admin;
-  }
-
-  @AfterAll
-  static void closeAll() {
-    if (mysql != null) {
-      mysql.close();
-    }
-  }
 
   @BeforeEach
   void createStores() throws Exception {

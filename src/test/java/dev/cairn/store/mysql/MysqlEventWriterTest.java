@@ -15,7 +15,6 @@ import dev.cairn.store.StoreException;
 import dev.cairn.store.TagKey;
 import dev.cairn.store.WriteRules;
 import io.vertx.core.Future;
-import io.vertx.core.Vertx;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.Row;
 import io.vertx.sqlclient.Tuple;
@@ -24,9 +23,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.TreeSet;
 import java.util.stream.LongStream;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -36,15 +33,12 @@ import org.junit.jupiter.api.Test;
  * the counter row, and two pods (two pools) writing one tenant at once. Each test gets a fresh
  * migrated database, dropped after.
  */
-class MysqlEventWriterTest {
+class MysqlEventWriterTest extends MysqlTestBase {
   private static final long NOW = 1_700_000_000L;
   private static final String T = "t1";
   private static final String ALICE = "a".repeat(64);
   private static final String BOB = "b".repeat(64);
 
-  private static TestMysqlServer mysql;
-  private static Vertx vertx;
-  private static Pool admin;
 
   private final List<Pool> pools = new ArrayList<>();
   private String db;
@@ -52,20 +46,6 @@ class MysqlEventWriterTest {
   private final MysqlEventWriter writer = new MysqlEventWriter(T);
 
 
-
-  @BeforeAll
-  static void reachServer() {
-    mysql = TestMysqlServer.reach("the MySQL write path tests");
-    vertx = mysql.vertx;
-    admin = mysql.admin;
-  }
-
-  @AfterAll
-  static void closeAll() {
-    if (mysql != null) {
-      mysql.close();
-    }
-  }
 
   @BeforeEach
   void createDatabase() throws Exception {

@@ -9,7 +9,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.cairn.store.Migration;
 import dev.cairn.store.StoreException;
 import io.vertx.core.Future;
-import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.Row;
@@ -22,9 +21,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ExecutionException;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -33,32 +30,15 @@ import org.junit.jupiter.api.Test;
  * password (CI starts it), or {@code CAIRN_TEST_MYSQL_URL} (its DB part is only used to log in). Each
  * test gets two fresh databases (meta and one dedicated tenant), dropped after, also on failure.
  */
-class MysqlMigratorTest {
+class MysqlMigratorTest extends MysqlTestBase {
 
 
-  private static TestMysqlServer mysql;
-  private static Vertx vertx;
-  private static Pool admin;
 
   private final List<Pool> pools = new ArrayList<>();
   private String metaDb;
   private String tenantDb;
 
 
-
-  @BeforeAll
-  static void reachServer() {
-    mysql = TestMysqlServer.reach("the MySQL schema tests");
-    vertx = mysql.vertx;
-    admin = mysql.admin;
-  }
-
-  @AfterAll
-  static void closeAll() {
-    if (mysql != null) {
-      mysql.close();
-    }
-  }
 
   @BeforeEach
   void createDatabases() throws Exception {
