@@ -1,4 +1,4 @@
--- Transactional outbox (seed 000). Rows are written by TenantStore in the same transaction as the
+-- Transactional outbox (seed 000). Rows are written by SqliteTenantStore in the same transaction as the
 -- change that caused them, through OutboxWriter.enqueue only.
 -- status: pending | processing | done | dead_lettered. Times are epoch milliseconds.
 -- event_id: UUID, unique when set (the only insert path always sets it; a NULL id means no dedup).

@@ -9,7 +9,7 @@ import dev.cairn.store.PersistResult;
 import dev.cairn.store.Removal;
 import dev.cairn.store.RemovalReason;
 import dev.cairn.store.StoreException;
-import dev.cairn.store.TenantStore;
+import dev.cairn.store.SqliteTenantStore;
 import dev.cairn.store.feed.FeedChange;
 import dev.cairn.store.feed.FeedTable;
 import java.io.IOException;
@@ -32,7 +32,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The direct import: JSONL lines into one tenant store, through the same write path as a live
- * EVENT ({@link TenantStore#persist}: WriteRules, outbox and change-feed rows, group commit).
+ * EVENT ({@link SqliteTenantStore#persist}: WriteRules, outbox and change-feed rows, group commit).
  *
  * <p>A pipeline of three stages. A reader thread cuts the input into chunks of {@code batch} lines
  * and hands each to the verification pool ({@code threads} threads: parse, id and BIP-340
@@ -46,7 +46,7 @@ final class DirectImport {
   private static final ThreadLocal<Bip340Verifier> VERIFIER = ThreadLocal.withInitial(Bip340Verifier::new);
   private static final Future<List<NostrEvent>> END = CompletableFuture.completedFuture(List.of());
 
-  private final TenantStore store;
+  private final SqliteTenantStore store;
   private final OfflineRules rules;
   private final int batch;
   private final int threads;
@@ -61,7 +61,7 @@ final class DirectImport {
   private final AtomicLong commits = new AtomicLong();
   private volatile boolean stop;
 
-  DirectImport(TenantStore store, OfflineRules rules, int batch, int threads, String tooLong, Outcomes outcomes,
+  DirectImport(SqliteTenantStore store, OfflineRules rules, int batch, int threads, String tooLong, Outcomes outcomes,
       PrintStream err) {
     this.store = store;
     this.rules = rules;

@@ -7,7 +7,7 @@ import dev.cairn.store.MetaStore;
 import dev.cairn.store.RemovalReason;
 import dev.cairn.store.StoreDirLock;
 import dev.cairn.store.StoreException;
-import dev.cairn.store.TenantStore;
+import dev.cairn.store.SqliteTenantStore;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;
@@ -159,7 +159,7 @@ final class ImportCommand {
         admin.open();
         rules = rules.withAdmin(admin.of(tenant));
       }
-      try (TenantStore store = TenantStore.open(db, 1);
+      try (SqliteTenantStore store = SqliteTenantStore.open(db, 1);
           Progress p = Progress.start(io.err(), quiet, Progress.INTERVAL_MS,
               () -> progress(outcomes, lines, size, started))) {
         DirectImport d = new DirectImport(store, rules, batch, threads, tooLong, outcomes, io.err());

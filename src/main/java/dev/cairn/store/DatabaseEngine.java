@@ -51,13 +51,13 @@ public final class DatabaseEngine extends Supervised {
   private final int defaultLimit;
   private final int maxLimit;
   /** Read lock-free from any thread (the event loop, metrics); opened and replaced on worker threads only. */
-  private final Map<String, TenantStore> stores = new java.util.concurrent.ConcurrentHashMap<>();
+  private final Map<String, SqliteTenantStore> stores = new java.util.concurrent.ConcurrentHashMap<>();
   private final Map<String, List<Pending>> pending = new HashMap<>();
   private final Map<String, Boolean> committing = new HashMap<>();
   private MetaStore meta;
   private TenantWriters writers;
   private WorkerExecutor readerPool;
-  /** WAL checkpoints, off the writer's thread (see {@link TenantStore#checkpoint}). */
+  /** WAL checkpoints, off the writer's thread (see {@link SqliteTenantStore#checkpoint}). */
   private WorkerExecutor maintenance;
   private final Map<String, Boolean> checkpointing = new HashMap<>();
   /** The search indexer's thread (seed 000's {@code search} handler), and which tenants it is on (true: again after). */
@@ -155,12 +155,12 @@ public final class DatabaseEngine extends Supervised {
       meta = MetaStore.open(storeDir.resolve("meta.db"));
       for (String t : tenantIds) {
         meta.ensureTenant(t);
-        stores.put(t, TenantStore.open(storeDir.resolve("tenants").resolve(t + ".db"), readers));
+        stores.put(t, SqliteTenantStore.open(storeDir.resolve("tenants").resolve(t + ".db"), readers));
       }
       return null;
     }).onSuccess(x -> {
       if (pendingGauge != null) {
-        pendingGauge.source(() -> stores.values().stream().mapToLong(TenantStore::outboxBacklog).sum());
+        pendingGauge.source(() -> stores.values().stream().mapToLong(SqliteTenantStore::outboxBacklog).sum());
       }
       outboxCommands = new OutboxCommands(this::storeOf, writers,
           channels.open("database-engine->delivery(outbox)", Addresses.DELIVERY));
@@ -211,7 +211,7 @@ public final class DatabaseEngine extends Supervised {
       syncRead(r);
     } else if (msg instanceof DatabaseInbox.Query q) {
       Runnable release = inbox.hold();
-      TenantStore store = stores.get(q.tenant());
+      SqliteTenantStore store = stores.get(q.tenant());
       long now = System.currentTimeMillis() / 1000;
       readerPool.executeBlocking(() -> q.count()
               ? new RootInbox.HistoryDone(q.connId(), q.subId(), q.subSerial(), true, List.of(),
@@ -244,7 +244,7 @@ public final class DatabaseEngine extends Supervised {
    */
   private void syncRead(DatabaseInbox.SyncRead r) {
     Runnable release = inbox.hold();
-    TenantStore store = stores.get(r.tenant());
+    SqliteTenantStore store = stores.get(r.tenant());
     long now = System.currentTimeMillis() / 1000;
     readerPool.executeBlocking(() -> store.syncItems(r.filter(), r.maxRecords(), now), false)
         .onComplete(ar -> {
@@ -267,7 +267,7 @@ public final class DatabaseEngine extends Supervised {
     List<Pending> batch = new ArrayList<>(queue.subList(0, Math.min(maxBatch, queue.size())));
     queue.subList(0, batch.size()).clear();
     committing.put(tenant, true);
-    TenantStore store = stores.get(tenant);
+    SqliteTenantStore store = stores.get(tenant);
     long now = System.currentTimeMillis() / 1000;
     writers.execute(tenant, () -> store.persist(batch.stream().map(p -> p.persist().event()).toList(), now))
         .onComplete(ar -> {
@@ -300,7 +300,7 @@ public final class DatabaseEngine extends Supervised {
    * Copies the WAL into the DB file shortly after writes, one checkpoint per tenant at a time, on the
    * maintenance thread: the writer never pays for it inside a commit.
    */
-  private void checkpointSoon(String tenant, TenantStore store) {
+  private void checkpointSoon(String tenant, SqliteTenantStore store) {
     if (checkpointing.putIfAbsent(tenant, Boolean.TRUE) != null) {
       return;
     }
@@ -320,7 +320,7 @@ public final class DatabaseEngine extends Supervised {
    * Seed 000's {@code search} handler: the tenant's NIP-50 index follows its outbox rows on the search
    * thread (one for all tenants, in the background), off the writer. Wakes during a run run it again.
    */
-  private void searchSoon(String tenant, TenantStore store) {
+  private void searchSoon(String tenant, SqliteTenantStore store) {
     Boolean running = searching.get(tenant);
     if (running != null) {
       searching.put(tenant, Boolean.TRUE); // again after this run
@@ -344,7 +344,7 @@ public final class DatabaseEngine extends Supervised {
   }
 
   /** Seed 000: the open store of {@code tenant}, or null. */
-  private TenantStore storeOf(String tenant) {
+  private SqliteTenantStore storeOf(String tenant) {
     return stores.get(tenant);
   }
 
@@ -355,22 +355,22 @@ public final class DatabaseEngine extends Supervised {
   private StoreAccess feedAccess() {
     return new StoreAccess() {
       @Override
-      public TenantStore cached(String tenant) {
-        TenantStore s = storeOf(tenant);
+      public SqliteTenantStore cached(String tenant) {
+        SqliteTenantStore s = storeOf(tenant);
         return s == null || s.isClosed() ? null : s;
       }
 
       @Override
-      public TenantStore reacquire(String tenant) {
+      public SqliteTenantStore reacquire(String tenant) {
         if (!tenantIds.contains(tenant)) {
           return null;
         }
         // Worker threads only; the per-tenant lock is never taken on the event loop, which reads
         // the map without locking.
         synchronized (reopenLock(tenant)) {
-          TenantStore s = stores.get(tenant);
+          SqliteTenantStore s = stores.get(tenant);
           if (s == null || s.isClosed()) {
-            s = TenantStore.open(storeDir.resolve("tenants").resolve(tenant + ".db"), readers);
+            s = SqliteTenantStore.open(storeDir.resolve("tenants").resolve(tenant + ".db"), readers);
             stores.put(tenant, s);
           }
           return s;
@@ -388,8 +388,8 @@ public final class DatabaseEngine extends Supervised {
   /** NIP-40: expired events are deleted on the engine's own clock. */
   private void sweepExpired() {
     long now = System.currentTimeMillis() / 1000;
-    for (Map.Entry<String, TenantStore> e : stores.entrySet()) {
-      TenantStore store = e.getValue();
+    for (Map.Entry<String, SqliteTenantStore> e : stores.entrySet()) {
+      SqliteTenantStore store = e.getValue();
       writers.execute(e.getKey(), () -> store.purgeExpired(now, 5000))
           .onSuccess(removed -> {
             if (!removed.isEmpty()) {

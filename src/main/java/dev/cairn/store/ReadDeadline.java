@@ -36,7 +36,7 @@ final class ReadDeadline extends ProgressHandler {
    * and rolling back any transaction the work left open (a multi-filter REQ reads in one), so the
    * connection goes back to the pool as good as it came.
    */
-  <T> T within(long budgetMillis, Sql sql, TenantStore.SqlWork<T> work) throws SQLException {
+  <T> T within(long budgetMillis, Sql sql, SqliteTenantStore.SqlWork<T> work) throws SQLException {
     if (budgetMillis <= 0) {
       return work.run(sql);
     }

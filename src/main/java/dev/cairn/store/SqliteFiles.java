@@ -78,7 +78,7 @@ public final class SqliteFiles {
       try (Statement st = c.createStatement()) {
         st.execute("PRAGMA synchronous = NORMAL");
         // The writer never checkpoints inside a commit: the CHECKPOINTER connection does it on
-        // another thread (TenantStore.checkpoint). A standalone connection keeps SQLite's default.
+        // another thread (SqliteTenantStore.checkpoint). A standalone connection keeps SQLite's default.
         st.execute("PRAGMA wal_autocheckpoint = " + (role == Role.STANDALONE ? 1000 : 0));
         st.execute("PRAGMA journal_size_limit = 67108864");
         st.execute("PRAGMA mmap_size = 268435456");

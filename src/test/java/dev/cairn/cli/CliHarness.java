@@ -2,7 +2,7 @@ package dev.cairn.cli;
 
 import dev.cairn.nostr.EventSigner;
 import dev.cairn.nostr.NostrEvent;
-import dev.cairn.store.TenantStore;
+import dev.cairn.store.SqliteTenantStore;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -130,7 +130,7 @@ final class CliHarness {
 
   /** Stores {@code events} in the tenant's store as the relay would, at {@code now}. */
   static void store(Path dataDir, String tenant, List<NostrEvent> events, long now) {
-    try (TenantStore s = TenantStore.open(dataDir.resolve("tenants").resolve(tenant + ".db"), 1)) {
+    try (SqliteTenantStore s = SqliteTenantStore.open(dataDir.resolve("tenants").resolve(tenant + ".db"), 1)) {
       s.persist(events, now);
     }
   }

@@ -16,7 +16,7 @@ import dev.cairn.cli.CliHarness.Result;
 import dev.cairn.nostr.Filter;
 import dev.cairn.nostr.NostrEvent;
 import dev.cairn.store.StoredEvent;
-import dev.cairn.store.TenantStore;
+import dev.cairn.store.SqliteTenantStore;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -155,7 +155,7 @@ class ExportImportTest {
   }
 
   private static List<String> query(Path dataDir) {
-    try (TenantStore s = TenantStore.open(dataDir.resolve("tenants/default.db"), 1)) {
+    try (SqliteTenantStore s = SqliteTenantStore.open(dataDir.resolve("tenants/default.db"), 1)) {
       Filter all = new Filter(null, null, null, null, null, null, 5000, null);
       return s.query(List.of(all), Long.MAX_VALUE, 5000, 5000, now()).stream()
           .map(e -> new String(e.json(), StandardCharsets.UTF_8)).toList();

@@ -1,6 +1,6 @@
 package dev.cairn.crash;
 
-import dev.cairn.store.TenantStore;
+import dev.cairn.store.SqliteTenantStore;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -93,7 +93,7 @@ final class StoreProbe {
 
   /** Rows of the NIP-50 index (one per stored event once the search handler caught up). */
   long searchDocs() throws SQLException {
-    try (Connection c = open(TenantStore.searchFileOf(db))) {
+    try (Connection c = open(SqliteTenantStore.searchFileOf(db))) {
       return count(c, "SELECT COUNT(*) FROM search_fts_docsize");
     }
   }
@@ -104,7 +104,7 @@ final class StoreProbe {
     try (Connection c = open(db)) {
       last = count(c, "SELECT coalesce(max(id), 0) FROM event_queue");
     }
-    try (Connection c = open(TenantStore.searchFileOf(db))) {
+    try (Connection c = open(SqliteTenantStore.searchFileOf(db))) {
       long cursor = count(c, "SELECT coalesce((SELECT v FROM search_state WHERE k = 'queue_cursor'), -1)");
       long build = count(c, "SELECT coalesce((SELECT v FROM search_state WHERE k = 'build_seq'), 0)");
       return build == -1 && cursor == last;

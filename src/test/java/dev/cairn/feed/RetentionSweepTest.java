@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.cairn.store.TenantStore;
+import dev.cairn.store.SqliteTenantStore;
 import dev.cairn.store.TenantWriters;
 import dev.cairn.store.feed.FeedChange;
 import dev.cairn.store.feed.FeedSettings;
@@ -34,7 +34,7 @@ class RetentionSweepTest {
         10_000, 1_000, 8, batch, maxBatches, Duration.ofHours(1), Duration.ofSeconds(5));
   }
 
-  private static void insert(TenantStore s, long ts, int n) {
+  private static void insert(SqliteTenantStore s, long ts, int n) {
     List<FeedChange> rows = new ArrayList<>();
     for (int i = 0; i < n; i++) {
       rows.add(new FeedChange(ts + i, FeedChange.STORED, "id" + ts + "-" + i, 1, "pk", null, 0));
@@ -42,7 +42,7 @@ class RetentionSweepTest {
     s.withWriter(1000, c -> FeedTable.insert(c, rows, 30));
   }
 
-  private static List<Long> timestamps(TenantStore s) {
+  private static List<Long> timestamps(SqliteTenantStore s) {
     return s.withReaderConnection(c -> {
       List<Long> out = new ArrayList<>();
       try (ResultSet rs = c.prepare("SELECT ts FROM feed_events ORDER BY seq").executeQuery()) {
@@ -58,7 +58,7 @@ class RetentionSweepTest {
   void deletesOnlyRowsOlderThanRetentionInCappedBatches() throws Exception {
     AtomicLong clock = new AtomicLong(1_000_000);
     Vertx vertx = Vertx.vertx();
-    try (TenantStore s = TenantStore.open(dir.resolve("t.db"), 1)) {
+    try (SqliteTenantStore s = SqliteTenantStore.open(dir.resolve("t.db"), 1)) {
       TenantWriters writer = new TenantWriters(vertx.getOrCreateContext(), "sweep-test", 1);
       long cutoff = clock.get() - RETENTION;
       insert(s, cutoff - 100, 25);          // older than the retention
@@ -88,7 +88,7 @@ class RetentionSweepTest {
 
   @Test
   void keepsEveryRowAtOrAfterTheCutoff() throws Exception {
-    try (TenantStore s = TenantStore.open(dir.resolve("u.db"), 1)) {
+    try (SqliteTenantStore s = SqliteTenantStore.open(dir.resolve("u.db"), 1)) {
       insert(s, 100, 7);
       insert(s, 500, 4);
       int deleted = s.withWriter(1000, c -> RetentionSweep.sweepNow(c, 500, 3, 100));

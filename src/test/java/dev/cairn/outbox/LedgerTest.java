@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.cairn.store.TenantStore;
+import dev.cairn.store.SqliteTenantStore;
 import dev.cairn.store.outbox.LedgerClaim;
 import dev.cairn.store.outbox.ProcessedEventLedger;
 import java.nio.file.Path;
@@ -31,15 +31,15 @@ class LedgerTest {
   static final long LEASE = 1_800_000;
 
   @TempDir Path dir;
-  TenantStore a;
-  TenantStore b;
+  SqliteTenantStore a;
+  SqliteTenantStore b;
   Path db;
 
   @BeforeEach
   void open() {
     db = dir.resolve("tenants/t.db");
-    a = TenantStore.open(db, 1);
-    b = TenantStore.open(db, 1);
+    a = SqliteTenantStore.open(db, 1);
+    b = SqliteTenantStore.open(db, 1);
   }
 
   @AfterEach
@@ -49,7 +49,7 @@ class LedgerTest {
   }
 
   /** One consumer's delivery: claim, run (count the effect), mark done. */
-  private LedgerClaim deliver(TenantStore s, String eventId, AtomicInteger effects, CountDownLatch go) throws Exception {
+  private LedgerClaim deliver(SqliteTenantStore s, String eventId, AtomicInteger effects, CountDownLatch go) throws Exception {
     go.await();
     long now = System.currentTimeMillis();
     LedgerClaim claim = s.outboxTransaction(c -> ProcessedEventLedger.claim(c, eventId, "search", now, LEASE));

@@ -45,7 +45,7 @@ final class OutboxDb {
 
   /** The tenant's NIP-50 index file (the search handler's). */
   static Path searchDb(Path db) {
-    return dev.cairn.store.TenantStore.searchFileOf(db);
+    return dev.cairn.store.SqliteTenantStore.searchFileOf(db);
   }
 
   /** True once the search handler applied every outbox row of the tenant (its cursor is at the last one). */

@@ -10,7 +10,7 @@ import dev.cairn.nostr.EventSigner;
 import dev.cairn.nostr.NostrEvent;
 import dev.cairn.store.PersistResult;
 import dev.cairn.store.StoreException;
-import dev.cairn.store.TenantStore;
+import dev.cairn.store.SqliteTenantStore;
 import dev.cairn.store.outbox.OutboxQueue;
 import dev.cairn.store.outbox.OutboxRow;
 import dev.cairn.store.outbox.Settlement;
@@ -29,14 +29,14 @@ class OutboxStoreTest {
   static final long LEASE = 600_000;
 
   @TempDir Path dir;
-  TenantStore store;
+  SqliteTenantStore store;
   Path db;
   final EventSigner alice = EventSigner.random();
 
   @BeforeEach
   void open() {
     db = dir.resolve("tenants/acme.db");
-    store = TenantStore.open(db, 1);
+    store = SqliteTenantStore.open(db, 1);
   }
 
   @AfterEach

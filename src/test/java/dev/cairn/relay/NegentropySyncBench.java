@@ -2,7 +2,7 @@ package dev.cairn.relay;
 
 import dev.cairn.nostr.FilterParser;
 import dev.cairn.nostr.negentropy.VectorStorage;
-import dev.cairn.store.TenantStore;
+import dev.cairn.store.SqliteTenantStore;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Files;
@@ -68,7 +68,7 @@ public final class NegentropySyncBench {
 
   /** The NEG-OPEN read by itself (rows, then the sorted set), on the store, before the relay runs. */
   private static void readAlone(Path dir) throws Exception {
-    try (TenantStore s = TenantStore.open(dir.resolve("tenants").resolve("default.db"), 1)) {
+    try (SqliteTenantStore s = SqliteTenantStore.open(dir.resolve("tenants").resolve("default.db"), 1)) {
       for (int i = 0; i < 4; i++) {
         long t = System.nanoTime();
         int n = s.syncItems(FilterParser.parse("{}"), 500_000, System.currentTimeMillis() / 1000).items().size();

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.cairn.store.QueryBudgetData;
-import dev.cairn.store.TenantStore;
+import dev.cairn.store.SqliteTenantStore;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Files;
@@ -32,7 +32,7 @@ class QueryBudgetRelayTest {
   static void fill() throws Exception {
     dataDir = Files.createTempDirectory("cairn-qbudget");
     long now = Events.now();
-    try (TenantStore s = TenantStore.open(dataDir.resolve("tenants/default.db"), 1)) {
+    try (SqliteTenantStore s = SqliteTenantStore.open(dataDir.resolve("tenants/default.db"), 1)) {
       s.persistBatch(QueryBudgetData.events(EVENTS, now), now);
     }
   }

@@ -4,7 +4,7 @@ import dev.cairn.nostr.EventSigner;
 import dev.cairn.nostr.NostrEvent;
 import dev.cairn.nostr.negentropy.NegentropyHex;
 import dev.cairn.nostr.negentropy.VectorStorage;
-import dev.cairn.store.TenantStore;
+import dev.cairn.store.SqliteTenantStore;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -49,7 +49,7 @@ final class SyncFixture {
       events.add(authors[i % authors.length].sign(now - 365L * 86400 + rnd.nextInt(365 * 86400), 1, List.of(),
           "note " + i + " " + rnd.nextLong()));
     }
-    try (TenantStore s = TenantStore.open(dataDir.resolve("tenants").resolve("default.db"), 1)) {
+    try (SqliteTenantStore s = SqliteTenantStore.open(dataDir.resolve("tenants").resolve("default.db"), 1)) {
       for (int from = 0; from < n; from += 5000) {
         s.persist(events.subList(from, Math.min(n, from + 5000)), now);
       }

@@ -43,7 +43,7 @@ class DeletionTest extends StoreTestBase {
   @Test
   void deletionBeforeTargetArrivesBlocksItOnlyForTheDeleter() {
     stored(ev(2, ALICE, 200, 5, tag("e", id(1)), tag("e", id(3))));
-    assertRejected(TenantStore.BLOCKED_DELETED, put(ev(1, ALICE, 100, 1)));
+    assertRejected(SqliteTenantStore.BLOCKED_DELETED, put(ev(1, ALICE, 100, 1)));
     // id 3 turns out to be Bob's: Alice's tombstone has no effect on it
     stored(ev(3, BOB, 100, 1));
     assertTrue(present(id(3)));
@@ -84,8 +84,8 @@ class DeletionTest extends StoreTestBase {
     assertFalse(present(id(1)));
     assertTrue(present(id(2)));
     // later copies with created_at <= 150 are refused, newer versions accepted
-    assertRejected(TenantStore.BLOCKED_DELETED, put(ev(4, ALICE, 150, 30023, tag("d", "x"))));
-    assertRejected(TenantStore.BLOCKED_DELETED, put(ev(1, ALICE, 100, 30023, tag("d", "x"))));
+    assertRejected(SqliteTenantStore.BLOCKED_DELETED, put(ev(4, ALICE, 150, 30023, tag("d", "x"))));
+    assertRejected(SqliteTenantStore.BLOCKED_DELETED, put(ev(1, ALICE, 100, 30023, tag("d", "x"))));
     stored(ev(5, ALICE, 151, 30023, tag("d", "x")));
     assertTrue(present(id(5)));
   }
@@ -105,7 +105,7 @@ class DeletionTest extends StoreTestBase {
     PersistResult.Stored del = stored(ev(2, ALICE, 200, 5, tag("a", "0:" + ALICE + ":")));
     assertEquals(1, del.removed().size());
     assertFalse(present(id(1)));
-    assertRejected(TenantStore.BLOCKED_DELETED, put(ev(3, ALICE, 200, 0)));
+    assertRejected(SqliteTenantStore.BLOCKED_DELETED, put(ev(3, ALICE, 200, 0)));
     stored(ev(4, ALICE, 201, 0));
   }
 
@@ -125,7 +125,7 @@ class DeletionTest extends StoreTestBase {
     stored(ev(1, ALICE, 100, 5, tag("a", "30000:" + ALICE + ":k")));
     stored(ev(2, ALICE, 300, 5, tag("a", "30000:" + ALICE + ":k")));
     stored(ev(3, ALICE, 200, 5, tag("a", "30000:" + ALICE + ":k"))); // older: must not lower it
-    assertRejected(TenantStore.BLOCKED_DELETED, put(ev(4, ALICE, 250, 30000, tag("d", "k"))));
+    assertRejected(SqliteTenantStore.BLOCKED_DELETED, put(ev(4, ALICE, 250, 30000, tag("d", "k"))));
     stored(ev(5, ALICE, 301, 30000, tag("d", "k")));
   }
 

@@ -49,7 +49,7 @@ class MigratorTest {
   void idempotentOnReopen() throws Exception {
     Path file = dir.resolve("a/b/t.db");
     int n = new Migrator("db/sqlite").migrations().size();
-    TenantStore s = TenantStore.open(file, 1);
+    SqliteTenantStore s = SqliteTenantStore.open(file, 1);
     s.persistBatch(List.of(Ev.ev(1, Ev.ALICE, 1, 1)), 10);
     s.close();
     assertEquals(n, versions(file).size());
@@ -57,7 +57,7 @@ class MigratorTest {
       assertEquals(List.of(), new Migrator("db/sqlite").migrate(c)); // nothing left to apply
       assertEquals(n, Migrator.appliedVersions(c).size());
     }
-    TenantStore again = TenantStore.open(file, 1);
+    SqliteTenantStore again = SqliteTenantStore.open(file, 1);
     assertEquals(1, again.count(List.of(Ev.all()), Long.MAX_VALUE, 10));
     again.close();
     assertEquals(n, versions(file).size());
@@ -88,19 +88,19 @@ class MigratorTest {
       CyclicBarrier barrier = new CyclicBarrier(threads);
       ExecutorService pool = Executors.newFixedThreadPool(threads);
       try {
-        List<Future<TenantStore>> futures = new ArrayList<>();
+        List<Future<SqliteTenantStore>> futures = new ArrayList<>();
         for (int t = 0; t < threads; t++) {
           futures.add(pool.submit(() -> {
             barrier.await();
-            return TenantStore.open(file, 1);
+            return SqliteTenantStore.open(file, 1);
           }));
         }
-        List<TenantStore> stores = new ArrayList<>();
-        for (Future<TenantStore> f : futures) {
+        List<SqliteTenantStore> stores = new ArrayList<>();
+        for (Future<SqliteTenantStore> f : futures) {
           stores.add(f.get()); // throws if any open failed
         }
         stores.get(0).persistBatch(List.of(Ev.ev(1, Ev.ALICE, 1, 1)), 10);
-        for (TenantStore s : stores) {
+        for (SqliteTenantStore s : stores) {
           assertEquals(1, s.count(List.of(Ev.all()), Long.MAX_VALUE, 10));
           s.close();
         }

@@ -51,7 +51,7 @@ class PersistTest extends StoreTestBase {
 
   @Test
   void alreadyExpiredIsRejectedOnWrite() {
-    assertRejected(TenantStore.INVALID_EXPIRED,
+    assertRejected(SqliteTenantStore.INVALID_EXPIRED,
         put(ev(1, ALICE, 100, 1, tag("expiration", String.valueOf(NOW)))));
     assertInstanceOf(PersistResult.Stored.class,
         put(ev(2, ALICE, 100, 1, tag("expiration", String.valueOf(NOW + 1)))));
@@ -85,7 +85,7 @@ class PersistTest extends StoreTestBase {
   void replaceableTieKeepsLowestId() {
     stored(ev(5, ALICE, 100, 3));
     // higher id, same created_at: loses
-    assertDuplicate(TenantStore.DUPLICATE_OLDER, put(ev(9, ALICE, 100, 3)));
+    assertDuplicate(SqliteTenantStore.DUPLICATE_OLDER, put(ev(9, ALICE, 100, 3)));
     assertEquals(List.of(id(5)), ids(Ev.all()));
     // lower id, same created_at: wins
     PersistResult.Stored s = stored(ev(2, ALICE, 100, 3));
@@ -101,7 +101,7 @@ class PersistTest extends StoreTestBase {
     assertEquals(3, q(Ev.all()).size());
     PersistResult.Stored s = stored(ev(4, ALICE, 200, 30023, tag("d", "post-a")));
     assertEquals(List.of(id(1)), s.removed().stream().map(Removal::id).toList());
-    assertDuplicate(TenantStore.DUPLICATE_OLDER, put(ev(5, ALICE, 50, 30023, tag("d", "post-b"), tag("d", "x"))));
+    assertDuplicate(SqliteTenantStore.DUPLICATE_OLDER, put(ev(5, ALICE, 50, 30023, tag("d", "post-b"), tag("d", "x"))));
     PersistResult.Stored empty = stored(ev(6, ALICE, 101, 30023, tag("d", "")));
     assertEquals(id(3), empty.removed().get(0).id());
     assertEquals(List.of(id(4), id(6), id(2)), ids(Ev.all()));
@@ -122,7 +122,7 @@ class PersistTest extends StoreTestBase {
     long hw = store.highWaterSeq();
     assertEquals(del.seq(), hw);
     store.close();
-    store = TenantStore.open(dir.resolve("tenants/t.db"), 1);
+    store = SqliteTenantStore.open(dir.resolve("tenants/t.db"), 1);
     assertEquals(hw, store.highWaterSeq());
     PersistResult.Stored d = stored(ev(5, ALICE, 500, 1));
     assertTrue(d.seq() > hw);
@@ -130,7 +130,7 @@ class PersistTest extends StoreTestBase {
     stored(ev(6, ALICE, 600, 5, tag("e", id(5))));
     long hw2 = store.highWaterSeq();
     store.close();
-    store = TenantStore.open(dir.resolve("tenants/t.db"), 1);
+    store = SqliteTenantStore.open(dir.resolve("tenants/t.db"), 1);
     assertTrue(stored(ev(7, ALICE, 700, 1)).seq() > hw2);
   }
 
@@ -151,14 +151,14 @@ class PersistTest extends StoreTestBase {
     PersistResult.Stored s10 = assertInstanceOf(PersistResult.Stored.class, r.get(0));
     PersistResult.Stored s11 = assertInstanceOf(PersistResult.Stored.class, r.get(1));
     assertEquals(List.of(new Removal(id(10), 0, ALICE, s10.seq(), RemovalReason.REPLACED)), s11.removed());
-    assertDuplicate(TenantStore.DUPLICATE_OLDER, r.get(2));
-    assertDuplicate(TenantStore.DUPLICATE_OLDER, r.get(3));
+    assertDuplicate(SqliteTenantStore.DUPLICATE_OLDER, r.get(2));
+    assertDuplicate(SqliteTenantStore.DUPLICATE_OLDER, r.get(3));
     PersistResult.Stored s20 = assertInstanceOf(PersistResult.Stored.class, r.get(4));
-    assertDuplicate(TenantStore.DUPLICATE_ID, r.get(5));
+    assertDuplicate(SqliteTenantStore.DUPLICATE_ID, r.get(5));
     PersistResult.Stored s21 = assertInstanceOf(PersistResult.Stored.class, r.get(6));
     assertEquals(List.of(new Removal(id(20), 1, ALICE, s20.seq(), RemovalReason.NIP09)), s21.removed());
-    assertRejected(TenantStore.BLOCKED_DELETED, r.get(7));
-    assertRejected(TenantStore.INVALID_EPHEMERAL, r.get(8));
+    assertRejected(SqliteTenantStore.BLOCKED_DELETED, r.get(7));
+    assertRejected(SqliteTenantStore.INVALID_EPHEMERAL, r.get(8));
     assertTrue(s10.seq() < s11.seq() && s11.seq() < s20.seq() && s20.seq() < s21.seq());
     assertEquals(s21.seq(), store.highWaterSeq());
     assertEquals(List.of(id(11), id(21)), ids(Ev.all()));
@@ -191,7 +191,7 @@ class PersistTest extends StoreTestBase {
     } catch (StoreException expected) {
       // ok
     }
-    store = TenantStore.open(dir.resolve("tenants/t.db"), 1);
+    store = SqliteTenantStore.open(dir.resolve("tenants/t.db"), 1);
     assertFalse(present(id(2)));
     assertTrue(present(id(1)));
   }

@@ -26,11 +26,11 @@ class QueryBudgetTest {
   static final long BUDGET_MS = 20;
 
   @TempDir static Path dir;
-  static TenantStore store;
+  static SqliteTenantStore store;
 
   @BeforeAll
   static void fill() {
-    store = TenantStore.open(dir.resolve("tenants/t.db"), 1); // one reader: every query reuses it
+    store = SqliteTenantStore.open(dir.resolve("tenants/t.db"), 1); // one reader: every query reuses it
     store.persistBatch(QueryBudgetData.events(EVENTS, NOW), NOW);
   }
 

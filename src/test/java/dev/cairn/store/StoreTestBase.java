@@ -15,11 +15,11 @@ abstract class StoreTestBase {
   static final long NOW = 1_700_000_000L;
 
   @TempDir Path dir;
-  TenantStore store;
+  SqliteTenantStore store;
 
   @BeforeEach
   void openStore() {
-    store = TenantStore.open(dir.resolve("tenants/t.db"), 2);
+    store = SqliteTenantStore.open(dir.resolve("tenants/t.db"), 2);
   }
 
   @AfterEach

@@ -8,7 +8,7 @@ import dev.cairn.store.PersistOutcome;
 import dev.cairn.store.PersistResult;
 import dev.cairn.store.Removal;
 import dev.cairn.store.StoreException;
-import dev.cairn.store.TenantStore;
+import dev.cairn.store.SqliteTenantStore;
 import dev.cairn.store.TenantWriters;
 import dev.cairn.tree.Addresses;
 import dev.cairn.tree.BoundedChannel;
@@ -135,7 +135,7 @@ public final class FeedEngine {
 
   /** Blocking: the insert, re-resolving the store once when it was closed. */
   private FeedBounds insertNow(String tenant, List<FeedChange> changes) {
-    TenantStore store = stores.cached(tenant);
+    SqliteTenantStore store = stores.cached(tenant);
     if (store == null || store.isClosed()) {
       store = reacquire(tenant);
     }
@@ -149,15 +149,15 @@ public final class FeedEngine {
     }
   }
 
-  private TenantStore reacquire(String tenant) {
-    TenantStore s = stores.reacquire(tenant);
+  private SqliteTenantStore reacquire(String tenant) {
+    SqliteTenantStore s = stores.reacquire(tenant);
     if (s == null) {
       throw new TenantGone(tenant);
     }
     return s;
   }
 
-  private FeedBounds insertInto(TenantStore store, List<FeedChange> changes) {
+  private FeedBounds insertInto(SqliteTenantStore store, List<FeedChange> changes) {
     return store.withWriter(settings.insertTimeout().toMillis(), c -> {
       FeedTable.insert(c, changes, settings.insertTimeoutSeconds());
       return FeedTable.bounds(c);
@@ -168,7 +168,7 @@ public final class FeedEngine {
   private void landed(String tenant, FeedBounds bounds) {
     metrics.rows(tenant).set(bounds.rowsEstimate());
     toDelivery.sendOwed(new DeliveryInbox.FeedWake(tenant, bounds.high()));
-    TenantStore store = stores.cached(tenant);
+    SqliteTenantStore store = stores.cached(tenant);
     if (store != null && shutdown == null) {
       Future<RetentionSweep.Result> f = sweep.maybeSweep(tenant, store, writers);
       if (f != null) {
@@ -236,7 +236,7 @@ public final class FeedEngine {
   public void handle(FeedCommand cmd, Runnable release) {
     String tenant = cmd instanceof FeedCommand.Open o ? o.tenant() : ((FeedCommand.Page) cmd).tenant();
     metrics.pageQuery(tenant);
-    TenantStore store = stores.cached(tenant);
+    SqliteTenantStore store = stores.cached(tenant);
     if (cmd instanceof FeedCommand.Open o) {
       readers.executeBlocking(() -> {
         if (store == null) {

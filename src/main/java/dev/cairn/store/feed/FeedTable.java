@@ -10,7 +10,7 @@ import java.util.Set;
 
 /**
  * The SQL of {@code feed_events} (migration {@code 0003_feed.sql}), on a connection the caller got
- * from {@code TenantStore} (the writer under its lock, or a reader). Blocking; worker threads only.
+ * from {@code SqliteTenantStore} (the writer under its lock, or a reader). Blocking; worker threads only.
  */
 public final class FeedTable {
   private FeedTable() {}

@@ -1,6 +1,6 @@
 package dev.cairn.store.feed;
 
-import dev.cairn.store.TenantStore;
+import dev.cairn.store.SqliteTenantStore;
 import io.vertx.core.Future;
 import dev.cairn.store.TenantWriters;
 import java.util.HashMap;
@@ -33,7 +33,7 @@ public final class RetentionSweep {
   }
 
   /** Starts a sweep when the tenant's last one is older than the interval; null otherwise. */
-  public Future<Result> maybeSweep(String tenant, TenantStore store, TenantWriters writers) {
+  public Future<Result> maybeSweep(String tenant, SqliteTenantStore store, TenantWriters writers) {
     long now = clock.getAsLong();
     Long last = lastSweep.get(tenant);
     if (last != null && now - last < settings.sweepInterval().toMillis()) {
@@ -45,7 +45,7 @@ public final class RetentionSweep {
         .onFailure(t -> LOG.log(Level.WARNING, "feed retention sweep failed for tenant " + tenant, t));
   }
 
-  private Future<Result> step(String tenant, TenantStore store, TenantWriters writers, long cutoff, int batches,
+  private Future<Result> step(String tenant, SqliteTenantStore store, TenantWriters writers, long cutoff, int batches,
       int deleted) {
     return writers.execute(tenant, () -> store.withWriter(settings.insertTimeout().toMillis(),
             c -> FeedTable.sweepBatch(c, cutoff, settings.sweepBatch())))

@@ -1,15 +1,15 @@
 package dev.cairn.store.feed;
 
-import dev.cairn.store.TenantStore;
+import dev.cairn.store.SqliteTenantStore;
 
 /** How the feed reaches a tenant store: database-engine's cached store, or its acquisition path. */
 public interface StoreAccess {
   /** The open store, or null when there is none (never opened, or idle-closed). */
-  TenantStore cached(String tenant);
+  SqliteTenantStore cached(String tenant);
 
   /**
    * Blocking (writer or flush thread): acquires the store again the way the engine opens it, and
    * caches it; null when the tenant no longer exists.
    */
-  TenantStore reacquire(String tenant);
+  SqliteTenantStore reacquire(String tenant);
 }

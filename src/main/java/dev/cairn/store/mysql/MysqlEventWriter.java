@@ -45,7 +45,7 @@ public final class MysqlEventWriter {
    * Persists {@code batch} (in order, as if one event after the other) in one transaction on a
    * connection of {@code pool}.
    *
-   * @return a result per event (input order) and the feed's part, as {@code TenantStore.persist}:
+   * @return a result per event (input order) and the feed's part, as {@code SqliteTenantStore.persist}:
    *     when the feed rows failed they were rolled back alone and {@code feed()} / {@code feedError()}
    *     carry them for the retry buffer; fails with a {@link StoreException} naming the tenant when
    *     the transaction failed (then nothing of the batch was written)

@@ -3,7 +3,7 @@ package dev.cairn.store.outbox;
 import dev.cairn.delivery.DeliveryInbox;
 import dev.cairn.delivery.OutboxReply;
 import dev.cairn.store.OutboxCommand;
-import dev.cairn.store.TenantStore;
+import dev.cairn.store.SqliteTenantStore;
 import dev.cairn.store.TenantWriters;
 import dev.cairn.tree.BoundedChannel;
 import dev.cairn.store.Sql;
@@ -30,13 +30,13 @@ public final class OutboxCommands {
   /** Commands in one transaction at most. */
   private static final int MAX_BATCH = 1024;
 
-  private final Function<String, TenantStore> stores;
+  private final Function<String, SqliteTenantStore> stores;
   private final TenantWriters writers;
   private final BoundedChannel<DeliveryInbox> toDelivery;
   /** Per tenant, when done rows and ledger rows were last pruned (lazily, from a Settle). */
   private final Map<String, Long> lastPrune = new HashMap<>();
 
-  public OutboxCommands(Function<String, TenantStore> stores, TenantWriters writers,
+  public OutboxCommands(Function<String, SqliteTenantStore> stores, TenantWriters writers,
       BoundedChannel<DeliveryInbox> toDelivery) {
     this.stores = stores;
     this.writers = writers;
@@ -54,7 +54,7 @@ public final class OutboxCommands {
    * (group commit, as for events), each under its own savepoint so one failure fails only itself.
    */
   public void handle(OutboxCommand cmd, Runnable release) {
-    TenantStore store = stores.apply(cmd.tenant());
+    SqliteTenantStore store = stores.apply(cmd.tenant());
     if (store == null) {
       release.run();
       toDelivery.sendOwed(failed(cmd, "unknown tenant " + cmd.tenant()));
@@ -64,14 +64,14 @@ public final class OutboxCommands {
     runNext(cmd.tenant());
   }
 
-  private record Queued(OutboxCommand cmd, TenantStore.SqlWork<OutboxReply> work, Runnable release) {}
+  private record Queued(OutboxCommand cmd, SqliteTenantStore.SqlWork<OutboxReply> work, Runnable release) {}
 
   private final Map<String, List<Queued>> pending = new HashMap<>();
   private final Set<String> running = new HashSet<>();
 
   private void runNext(String tenant) {
     List<Queued> queue = pending.get(tenant);
-    TenantStore store = stores.apply(tenant);
+    SqliteTenantStore store = stores.apply(tenant);
     if (queue == null || queue.isEmpty() || running.contains(tenant) || store == null) {
       return;
     }
@@ -116,7 +116,7 @@ public final class OutboxCommands {
     return out;
   }
 
-  private TenantStore.SqlWork<OutboxReply> workFor(OutboxCommand cmd) {
+  private SqliteTenantStore.SqlWork<OutboxReply> workFor(OutboxCommand cmd) {
     if (cmd instanceof OutboxCommand.ClaimDue c) {
       return conn -> {
         long now = System.currentTimeMillis();

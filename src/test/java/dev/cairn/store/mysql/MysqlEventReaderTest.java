@@ -8,7 +8,7 @@ import dev.cairn.nostr.Filter;
 import dev.cairn.nostr.NostrEvent;
 import dev.cairn.store.PersistResult;
 import dev.cairn.store.StoredEvent;
-import dev.cairn.store.TenantStore;
+import dev.cairn.store.SqliteTenantStore;
 import io.vertx.core.Future;
 import io.vertx.sqlclient.Pool;
 import java.nio.file.Path;
@@ -26,7 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * MysqlEventReader against a real server (MariaDB at 127.0.0.1:3306 as root, or
  * {@code CAIRN_TEST_MYSQL_URL}). The key check is parity: the same events written to MySQL (with
- * MysqlEventWriter) and to a SQLite TenantStore give the same REQ rows, in the same order, and the same
+ * MysqlEventWriter) and to a SQLite SqliteTenantStore give the same REQ rows, in the same order, and the same
  * COUNT, for the QueryTest scenarios. A second tenant's rows in the same tables must never show.
  */
 class MysqlEventReaderTest extends MysqlTestBase {
@@ -45,7 +45,7 @@ class MysqlEventReaderTest extends MysqlTestBase {
   @TempDir Path dir;
   private String db;
   private Pool pool;
-  private TenantStore sqlite;
+  private SqliteTenantStore sqlite;
   private final MysqlEventReader reader = new MysqlEventReader(T);
 
 
@@ -55,7 +55,7 @@ class MysqlEventReaderTest extends MysqlTestBase {
     db = mysql.createDatabase("_r");
     pool = mysql.pool(db, 4);
     await(new MysqlMigrator("db/mysql").migrate(pool));
-    sqlite = TenantStore.open(dir.resolve("tenants/" + T + ".db"), 2);
+    sqlite = SqliteTenantStore.open(dir.resolve("tenants/" + T + ".db"), 2);
     List<NostrEvent> events = events();
     List<PersistResult> onMysql = await(new MysqlEventWriter(T).persist(pool, events, NOW)).results();
     List<PersistResult> onSqlite = sqlite.persistBatch(events, NOW);

@@ -2,7 +2,7 @@ package dev.cairn.bench.jmh;
 
 import dev.cairn.nostr.NostrEvent;
 import dev.cairn.store.PersistResult;
-import dev.cairn.store.TenantStore;
+import dev.cairn.store.SqliteTenantStore;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -26,7 +26,7 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * database-engine group commit: TenantStore.persistBatch (one SQLite transaction per batch, WAL,
+ * database-engine group commit: SqliteTenantStore.persistBatch (one SQLite transaction per batch, WAL,
  * synchronous=NORMAL) at batch sizes 1, 64 and 1024. Score = events/s stored. The events are regular
  * kind 1/7 events of the generator's mix with fresh ids (the store does not check signatures), so every
  * one is a real insert with its tag index rows; batches are built outside the measured call.
@@ -42,7 +42,7 @@ public class GroupCommitBench {
   public abstract static class Store {
     private NostrEvent[] templates;
     private Path dir;
-    TenantStore store;
+    SqliteTenantStore store;
     private long counter;
     private int t;
     List<NostrEvent> batch;
@@ -53,7 +53,7 @@ public class GroupCommitBench {
     public void open() throws IOException {
       templates = Fixtures.parsed(Fixtures.lines(2000, 200, "1:70,7:30")).toArray(NostrEvent[]::new);
       dir = Files.createTempDirectory("cairn-jmh-store");
-      store = TenantStore.open(dir.resolve("bench.db"), 1);
+      store = SqliteTenantStore.open(dir.resolve("bench.db"), 1);
     }
 
     @TearDown(Level.Trial)

@@ -30,7 +30,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * same for every dialect); {@link SqliteEventWriter} reads what the rules need and writes what they
  * decide; {@link SqliteEventReader} answers REQ and COUNT.
  */
-public final class TenantStore implements AutoCloseable {
+public final class SqliteTenantStore implements AutoCloseable {
   public static final String DUPLICATE_ID = WriteRules.DUPLICATE_ID;
   public static final String DUPLICATE_OLDER = WriteRules.DUPLICATE_OLDER;
   public static final String BLOCKED_DELETED = WriteRules.BLOCKED_DELETED;
@@ -76,7 +76,7 @@ public final class TenantStore implements AutoCloseable {
   /** Outbox (seed 000): the one path that writes domain events, in the same transaction. */
   private final OutboxWriter outbox;
 
-  private TenantStore(Path file, Connection writer, List<Connection> readerList, Connection checkpointer,
+  private SqliteTenantStore(Path file, Connection writer, List<Connection> readerList, Connection checkpointer,
       Connection search) throws SQLException {
     this.file = file;
     this.tenant = tenantOf(file);
@@ -118,7 +118,7 @@ public final class TenantStore implements AutoCloseable {
    * synchronous=NORMAL, foreign_keys=ON, busy_timeout), migrations, one writer connection, the
    * checkpointer and {@code readerConnections} (at least 1) reader connections.
    */
-  public static TenantStore open(Path dbFile, int readerConnections) throws StoreException {
+  public static SqliteTenantStore open(Path dbFile, int readerConnections) throws StoreException {
     Path abs = SqliteFiles.withDirectory(dbFile);
     List<Connection> opened = new ArrayList<>();
     try {
@@ -139,7 +139,7 @@ public final class TenantStore implements AutoCloseable {
         attach(r, searchFile, "s");
         rs.add(r);
       }
-      return new TenantStore(abs, w, rs, cp, sc);
+      return new SqliteTenantStore(abs, w, rs, cp, sc);
     } catch (SQLException | RuntimeException e) {
       for (Connection c : opened) {
         SqliteFiles.closeQuietly(c);
