@@ -21,6 +21,8 @@ public record CairnConfig(
     String tlsEngine,
     Duration headerTimeout,
     boolean logJson,
+    StoreTarget store,
+    String podId,
     Path storeDir,
     int storeReaders,
     int storeWriters,
@@ -104,6 +106,8 @@ public record CairnConfig(
         tlsEngine,
         headerTimeout,
         j.getJsonObject("log").getBoolean("json"),
+        StoreTarget.from(store),
+        podId(j.getJsonObject("pod").getString("id", "")),
         Path.of(store.getString("dir")),
         store.getInteger("readers"),
         store.getInteger("writers", 0) > 0 ? store.getInteger("writers") : Math.max(2, cores),
@@ -119,6 +123,20 @@ public record CairnConfig(
         Map.copyOf(tenants),
         PolicyConfig.from(j),
         source);
+  }
+
+  /** {@code pod.id}, or the host name and process id when it is empty. */
+  static String podId(String configured) {
+    if (!configured.isBlank()) {
+      return configured.strip();
+    }
+    String host;
+    try {
+      host = java.net.InetAddress.getLocalHost().getHostName();
+    } catch (java.io.IOException e) {
+      host = "localhost";
+    }
+    return host + "-" + ProcessHandle.current().pid();
   }
 
   /** {@code relay.public_url} in its normal form, "" when not set: where clients reach the default tenant. */

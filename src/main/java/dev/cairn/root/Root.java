@@ -185,7 +185,7 @@ public final class Root extends VerticleBase {
   private DatabaseEngine databaseEngine() {
     return currentEngine = new DatabaseEngine(channels, config.storeDir(), List.copyOf(config.tenants().keySet()),
         config.storeReaders(), config.storeWriters(), config.maxBatch(), config.limits().defaultLimit(), config.limits().maxLimit(),
-        crashReporter("database-engine")).withFeed(feedSettings, feedMetrics).withOutboxGauge(outboxPending)
+        crashReporter("database-engine")).withStore(config.store()).withFeed(feedSettings, feedMetrics).withOutboxGauge(outboxPending)
         .expirySweepEvery(Durations.parse("store.expiry_sweep_interval",
             config.raw().getJsonObject("store").getString("expiry_sweep_interval", "60s")).toMillis())
         .withQueryBudget(config.limits().queryBudgetMillis(), config.limits().queryBudgetText(),

@@ -1,6 +1,9 @@
 package dev.cairn.store;
 
+import dev.cairn.config.StoreTarget;
 import dev.cairn.root.RootInbox;
+import dev.cairn.store.mysql.MysqlStore;
+import dev.cairn.store.mysql.MysqlUrl;
 import dev.cairn.store.feed.FeedEngine;
 import dev.cairn.store.feed.FeedMetrics;
 import dev.cairn.store.feed.FeedSettings;
@@ -33,12 +36,6 @@ import java.util.logging.Logger;
 public final class DatabaseEngine extends Supervised {
   private static final Logger LOG = Logger.getLogger(DatabaseEngine.class.getName());
   private static final long EXPIRY_SWEEP_MS = 60_000;
-  /** Writes within this delay share one checkpoint. */
-  private static final long CHECKPOINT_DELAY_MS = 250;
-  private static final int WAL_BACKLOG_WARN_FRAMES = 100_000;
-  /** Outbox rows the search indexer applies per transaction, and transactions per run before others' turn. */
-  private static final int SEARCH_STEP_ROWS = 2_000;
-  private static final int SEARCH_STEPS_PER_RUN = 50;
 
   private record Pending(DatabaseInbox.Persist persist, Runnable release) {}
 
@@ -51,18 +48,20 @@ public final class DatabaseEngine extends Supervised {
   private final int defaultLimit;
   private final int maxLimit;
   /** Read lock-free from any thread (the event loop, metrics); opened and replaced on worker threads only. */
-  private final Map<String, SqliteTenantStore> stores = new java.util.concurrent.ConcurrentHashMap<>();
+  private final Map<String, TenantStore> stores = new java.util.concurrent.ConcurrentHashMap<>();
+  /** {@code store.dialect} and, for mysql, where. */
+  private StoreTarget target = new StoreTarget(StoreTarget.SQLITE, "", "dedicated", 8);
+  /** The MySQL dialect's meta DB, registry and databases (null on SQLite). */
+  private MysqlStore mysql;
+  /** Feed epochs of the MySQL tenants, from the registry at start. */
+  private final Map<String, String> mysqlEpochs = new java.util.concurrent.ConcurrentHashMap<>();
   private final Map<String, List<Pending>> pending = new HashMap<>();
   private final Map<String, Boolean> committing = new HashMap<>();
   private MetaStore meta;
   private TenantWriters writers;
   private WorkerExecutor readerPool;
-  /** WAL checkpoints, off the writer's thread (see {@link SqliteTenantStore#checkpoint}). */
-  private WorkerExecutor maintenance;
-  private final Map<String, Boolean> checkpointing = new HashMap<>();
-  /** The search indexer's thread (seed 000's {@code search} handler), and which tenants it is on (true: again after). */
-  private WorkerExecutor searchPool;
-  private final Map<String, Boolean> searching = new HashMap<>();
+  /** SQLite: WAL checkpoints and the search indexer, off the writer's thread. */
+  private SqliteUpkeep upkeep;
   private BoundedChannel<RootInbox> toRoot;
   private Inbox<DatabaseInbox> inbox;
   /** Seed 000: outbox, ledger and search-index work for delivery. */
@@ -98,6 +97,12 @@ public final class DatabaseEngine extends Supervised {
   /** Seed 000: the {@code cairn_outbox_pending} meter this engine keeps current; call before deploying. */
   public DatabaseEngine withOutboxGauge(OutboxPendingGauge gauge) {
     this.pendingGauge = gauge;
+    return this;
+  }
+
+  /** {@code store.dialect}, {@code store.url}, {@code store.placement}, {@code store.pool_size}; call before deploying. */
+  public DatabaseEngine withStore(StoreTarget target) {
+    this.target = target;
     return this;
   }
 
@@ -148,27 +153,55 @@ public final class DatabaseEngine extends Supervised {
   protected Future<?> startNode() {
     writers = new TenantWriters(context, "cairn-db-writer", writerThreads);
     readerPool = vertx.createSharedWorkerExecutor("cairn-db-reader-" + deploymentID(), readers);
-    maintenance = vertx.createSharedWorkerExecutor("cairn-db-checkpoint-" + deploymentID(), 1);
-    searchPool = vertx.createSharedWorkerExecutor("cairn-search-" + deploymentID(), 1);
+    upkeep = new SqliteUpkeep(vertx, deploymentID());
     toRoot = channels.open("database-engine->root", Addresses.ROOT);
-    return vertx.executeBlocking(() -> {
+    Future<?> opened = target.mysql() ? openMysql() : vertx.executeBlocking(() -> {
       meta = MetaStore.open(storeDir.resolve("meta.db"));
       for (String t : tenantIds) {
         meta.ensureTenant(t);
-        stores.put(t, SqliteTenantStore.open(storeDir.resolve("tenants").resolve(t + ".db"), readers));
+        stores.put(t, openSqlite(t));
       }
       return null;
-    }).onSuccess(x -> {
+    });
+    return opened.onSuccess(x -> {
       if (pendingGauge != null) {
-        pendingGauge.source(() -> stores.values().stream().mapToLong(SqliteTenantStore::outboxBacklog).sum());
+        pendingGauge.source(() -> stores.values().stream().mapToLong(TenantStore::outboxBacklog).sum());
       }
-      outboxCommands = new OutboxCommands(this::storeOf, writers,
+      outboxCommands = new OutboxCommands(this::sqliteOf, writers,
           channels.open("database-engine->delivery(outbox)", Addresses.DELIVERY));
-      feed = new FeedEngine(vertx, channels, writers, readerPool, feedAccess(), meta::feedEpoch,
-          feedSettings, feedMetrics, deploymentID());
+      feed = new FeedEngine(vertx, channels, writers, readerPool, feedAccess(),
+          target.mysql() ? mysqlEpochs::get : meta::feedEpoch, feedSettings, feedMetrics, deploymentID());
       inbox = new Inbox<>(vertx, Addresses.DATABASE_ENGINE, DatabaseInbox.class, this::handle);
       vertx.setPeriodic(expirySweepMs, id -> sweepExpired());
-      stores.forEach(this::searchSoon); // a new index builds itself; an old one catches up
+      stores.values().forEach(TenantStore::afterWrite); // a new search index builds itself; an old one catches up
+    });
+  }
+
+  private SqliteTenant openSqlite(String tenant) {
+    return new SqliteTenant(SqliteTenantStore.open(storeDir.resolve("tenants").resolve(tenant + ".db"), readers),
+        writers, readerPool, upkeep);
+  }
+
+  /** MySQL: the meta DB, then every configured tenant where the registry places it (created if new). */
+  private Future<?> openMysql() {
+    MysqlUrl url;
+    try {
+      url = MysqlUrl.parse(target.url());
+    } catch (IllegalArgumentException e) {
+      return Future.failedFuture(e);
+    }
+    return MysqlStore.start(vertx, url, target.poolSize(), target.placement()).compose(m -> {
+      mysql = m;
+      List<Future<?>> tenants = new ArrayList<>();
+      for (String t : tenantIds) {
+        tenants.add(m.open(t).onSuccess(store -> {
+          stores.put(t, store);
+          mysqlEpochs.put(t, store.placement().feedEpoch());
+          LOG.info("tenant " + t + ": " + store.placement().placement() + " in MySQL database "
+              + store.placement().dbName() + ", seq high water " + store.highWaterSeq());
+        }));
+      }
+      return Future.all(tenants);
     });
   }
 
@@ -183,19 +216,17 @@ public final class DatabaseEngine extends Supervised {
         writers.shutdown(10_000);
       }
       return null;
-    })).eventually(() -> readerPool.close()).eventually(() -> maintenance.close()).eventually(() -> searchPool.close());
+    })).eventually(() -> mysql == null ? Future.succeededFuture() : mysql.close())
+        .eventually(() -> readerPool.close()).eventually(() -> upkeep.close());
   }
 
-  /** Each store closes on its own lane, after the writes queued before. */
+  /** Each store closes after the writes queued before (SQLite: on its lane). */
   private Future<?> closeStores() {
     if (writers == null) {
       return Future.succeededFuture();
     }
     List<Future<?>> closed = new ArrayList<>();
-    stores.forEach((t, s) -> closed.add(writers.execute(t, () -> {
-      s.close();
-      return null;
-    })));
+    stores.values().forEach(s -> closed.add(s.close()));
     return Future.join(closed).onComplete(x -> stores.clear());
   }
 
@@ -210,32 +241,35 @@ public final class DatabaseEngine extends Supervised {
     } else if (msg instanceof DatabaseInbox.SyncRead r) {
       syncRead(r);
     } else if (msg instanceof DatabaseInbox.Query q) {
-      Runnable release = inbox.hold();
-      SqliteTenantStore store = stores.get(q.tenant());
-      long now = System.currentTimeMillis() / 1000;
-      readerPool.executeBlocking(() -> q.count()
-              ? new RootInbox.HistoryDone(q.connId(), q.subId(), q.subSerial(), true, List.of(),
-                  store.count(q.filters(), q.seqBelow(), now, queryBudgetMillis), null)
-              : new RootInbox.HistoryDone(q.connId(), q.subId(), q.subSerial(), false,
-                  store.query(q.filters(), q.seqBelow(), defaultLimit, maxLimit, now, queryBudgetMillis), 0, null),
-              false)
-          .onComplete(ar -> {
-            release.run();
-            if (ar.succeeded()) {
-              toRoot.sendOwed(ar.result());
-            } else if (ar.cause() instanceof QueryBudgetExceeded) {
-              // The client's filter, not the store: no stack trace; the answer says what to change.
-              budgetExceeded.accept(q.tenant());
-              LOG.fine(() -> "tenant " + q.tenant() + ": query " + q.subId() + " stopped by limits.query_budget");
-              toRoot.sendOwed(new RootInbox.HistoryDone(q.connId(), q.subId(), q.subSerial(), q.count(), List.of(), 0,
-                  "error: query exceeded limits.query_budget (" + queryBudgetText + "); narrow the filter"));
-            } else {
-              LOG.log(Level.WARNING, "query failed for tenant " + q.tenant(), ar.cause());
-              toRoot.sendOwed(new RootInbox.HistoryDone(q.connId(), q.subId(), q.subSerial(), q.count(), List.of(), 0,
-                  "error: query failed"));
-            }
-          });
+      query(q);
     }
+  }
+
+  private void query(DatabaseInbox.Query q) {
+    Runnable release = inbox.hold();
+    TenantStore store = stores.get(q.tenant());
+    long now = System.currentTimeMillis() / 1000;
+    Future<RootInbox.HistoryDone> answer = q.count()
+        ? store.count(q.filters(), q.seqBelow(), now, queryBudgetMillis)
+            .map(n -> new RootInbox.HistoryDone(q.connId(), q.subId(), q.subSerial(), true, List.of(), n, null))
+        : store.query(q.filters(), q.seqBelow(), defaultLimit, maxLimit, now, queryBudgetMillis)
+            .map(events -> new RootInbox.HistoryDone(q.connId(), q.subId(), q.subSerial(), false, events, 0, null));
+    answer.onComplete(ar -> {
+      release.run();
+      if (ar.succeeded()) {
+        toRoot.sendOwed(ar.result());
+      } else if (ar.cause() instanceof QueryBudgetExceeded) {
+        // The client's filter, not the store: no stack trace; the answer says what to change.
+        budgetExceeded.accept(q.tenant());
+        LOG.fine(() -> "tenant " + q.tenant() + ": query " + q.subId() + " stopped by limits.query_budget");
+        toRoot.sendOwed(new RootInbox.HistoryDone(q.connId(), q.subId(), q.subSerial(), q.count(), List.of(), 0,
+            "error: query exceeded limits.query_budget (" + queryBudgetText + "); narrow the filter"));
+      } else {
+        LOG.log(Level.WARNING, "query failed for tenant " + q.tenant(), ar.cause());
+        toRoot.sendOwed(new RootInbox.HistoryDone(q.connId(), q.subId(), q.subSerial(), q.count(), List.of(), 0,
+            "error: query failed"));
+      }
+    });
   }
 
   /**
@@ -244,9 +278,9 @@ public final class DatabaseEngine extends Supervised {
    */
   private void syncRead(DatabaseInbox.SyncRead r) {
     Runnable release = inbox.hold();
-    SqliteTenantStore store = stores.get(r.tenant());
+    TenantStore store = stores.get(r.tenant());
     long now = System.currentTimeMillis() / 1000;
-    readerPool.executeBlocking(() -> store.syncItems(r.filter(), r.maxRecords(), now), false)
+    store.syncItems(r.filter(), r.maxRecords(), now)
         .onComplete(ar -> {
           release.run();
           if (ar.succeeded()) {
@@ -267,9 +301,9 @@ public final class DatabaseEngine extends Supervised {
     List<Pending> batch = new ArrayList<>(queue.subList(0, Math.min(maxBatch, queue.size())));
     queue.subList(0, batch.size()).clear();
     committing.put(tenant, true);
-    SqliteTenantStore store = stores.get(tenant);
+    TenantStore store = stores.get(tenant);
     long now = System.currentTimeMillis() / 1000;
-    writers.execute(tenant, () -> store.persist(batch.stream().map(p -> p.persist().event()).toList(), now))
+    store.persist(batch.stream().map(p -> p.persist().event()).toList(), now)
         .onComplete(ar -> {
           committing.put(tenant, false);
           List<RootInbox.Persisted.Ack> acks = new ArrayList<>(batch.size());
@@ -289,63 +323,15 @@ public final class DatabaseEngine extends Supervised {
           }
           if (ar.succeeded() && ar.result().results().stream().anyMatch(r -> r instanceof PersistResult.Stored)) {
             outboxCommands.wake(tenant);
-            searchSoon(tenant, store);
-            checkpointSoon(tenant, store);
+            store.afterWrite();
           }
           commitNext(tenant);
         });
   }
 
-  /**
-   * Copies the WAL into the DB file shortly after writes, one checkpoint per tenant at a time, on the
-   * maintenance thread: the writer never pays for it inside a commit.
-   */
-  private void checkpointSoon(String tenant, SqliteTenantStore store) {
-    if (checkpointing.putIfAbsent(tenant, Boolean.TRUE) != null) {
-      return;
-    }
-    vertx.setTimer(CHECKPOINT_DELAY_MS, id -> maintenance.executeBlocking(store::checkpoint, false)
-        .onComplete(ar -> {
-          checkpointing.remove(tenant);
-          if (ar.failed()) {
-            LOG.log(Level.WARNING, "WAL checkpoint failed for tenant " + tenant, ar.cause());
-          } else if (ar.result() > WAL_BACKLOG_WARN_FRAMES) {
-            LOG.warning("tenant " + tenant + ": " + ar.result() + " WAL frames not yet checkpointed"
-                + " (long-running readers?)");
-          }
-        }));
-  }
-
-  /**
-   * Seed 000's {@code search} handler: the tenant's NIP-50 index follows its outbox rows on the search
-   * thread (one for all tenants, in the background), off the writer. Wakes during a run run it again.
-   */
-  private void searchSoon(String tenant, SqliteTenantStore store) {
-    Boolean running = searching.get(tenant);
-    if (running != null) {
-      searching.put(tenant, Boolean.TRUE); // again after this run
-      return;
-    }
-    searching.put(tenant, Boolean.FALSE);
-    searchPool.executeBlocking(() -> {
-      int steps = 0;
-      while (store.indexSearch(SEARCH_STEP_ROWS) && ++steps < SEARCH_STEPS_PER_RUN) {
-        // keep going: caught up, or yield to other tenants after a while
-      }
-      return steps;
-    }, false).onComplete(ar -> {
-      Boolean again = searching.remove(tenant);
-      if (ar.failed()) {
-        LOG.log(Level.WARNING, "search indexing failed for tenant " + tenant, ar.cause());
-      } else if (Boolean.TRUE.equals(again) || ar.result() >= SEARCH_STEPS_PER_RUN) {
-        searchSoon(tenant, store);
-      }
-    });
-  }
-
-  /** Seed 000: the open store of {@code tenant}, or null. */
-  private SqliteTenantStore storeOf(String tenant) {
-    return stores.get(tenant);
+  /** Seed 000: the open SQLite store of {@code tenant}, or null (none, or another dialect). */
+  private SqliteTenantStore sqliteOf(String tenant) {
+    return stores.get(tenant) instanceof SqliteTenant s ? s.sqlite() : null;
   }
 
   /**
@@ -356,7 +342,7 @@ public final class DatabaseEngine extends Supervised {
     return new StoreAccess() {
       @Override
       public SqliteTenantStore cached(String tenant) {
-        SqliteTenantStore s = storeOf(tenant);
+        SqliteTenantStore s = sqliteOf(tenant);
         return s == null || s.isClosed() ? null : s;
       }
 
@@ -368,10 +354,14 @@ public final class DatabaseEngine extends Supervised {
         // Worker threads only; the per-tenant lock is never taken on the event loop, which reads
         // the map without locking.
         synchronized (reopenLock(tenant)) {
-          SqliteTenantStore s = stores.get(tenant);
+          SqliteTenantStore s = sqliteOf(tenant);
           if (s == null || s.isClosed()) {
-            s = SqliteTenantStore.open(storeDir.resolve("tenants").resolve(tenant + ".db"), readers);
-            stores.put(tenant, s);
+            if (target.mysql()) {
+              return null;
+            }
+            SqliteTenant reopened = openSqlite(tenant);
+            stores.put(tenant, reopened);
+            s = reopened.sqlite();
           }
           return s;
         }
@@ -388,13 +378,13 @@ public final class DatabaseEngine extends Supervised {
   /** NIP-40: expired events are deleted on the engine's own clock. */
   private void sweepExpired() {
     long now = System.currentTimeMillis() / 1000;
-    for (Map.Entry<String, SqliteTenantStore> e : stores.entrySet()) {
-      SqliteTenantStore store = e.getValue();
-      writers.execute(e.getKey(), () -> store.purgeExpired(now, 5000))
+    for (Map.Entry<String, TenantStore> e : stores.entrySet()) {
+      TenantStore store = e.getValue();
+      store.purgeExpired(now, 5000)
           .onSuccess(removed -> {
             if (!removed.isEmpty()) {
               outboxCommands.wake(e.getKey());
-              searchSoon(e.getKey(), store);
+              store.afterWrite();
             }
             feed.afterPurge(e.getKey(), removed);
           })

@@ -145,6 +145,22 @@ final class SqliteEventReader {
     return new SyncItems(items.build(), n);
   }
 
+  /** Stored events with {@code from <= seq < to} in seq order, at most {@code max} (a pod's catch-up read). */
+  static List<StoredEvent> range(Sql sql, long from, long to, int max) throws SQLException {
+    PreparedStatement ps = sql.prepare("SELECT seq, id, created_at, json FROM events WHERE seq >= ? AND seq < ?"
+        + " ORDER BY seq LIMIT ?");
+    ps.setLong(1, from);
+    ps.setLong(2, to);
+    ps.setInt(3, max);
+    List<StoredEvent> out = new ArrayList<>();
+    try (ResultSet rs = ps.executeQuery()) {
+      while (rs.next()) {
+        out.add(new StoredEvent(rs.getLong(1), Hex.encode(rs.getBytes(2)), rs.getLong(3), rs.getBytes(4)));
+      }
+    }
+    return out;
+  }
+
   /** Query plan lines for one part (diagnostics and tests). */
   static List<String> explain(Sql sql, Part p) throws SQLException {
     List<String> out = new ArrayList<>();

@@ -424,6 +424,11 @@ public final class SqliteTenantStore implements AutoCloseable {
     return withReader(c -> SqliteEventReader.syncItems(c, w, limit, maxRecords));
   }
 
+  /** Stored events with {@code fromSeq <= seq < toSeq} in seq order, at most {@code max}. Thread-safe. */
+  public List<StoredEvent> range(long fromSeq, long toSeq, int max) {
+    return withReader(c -> SqliteEventReader.range(c, fromSeq, toSeq, max));
+  }
+
   /**
    * One step of the search indexer (on the caller's thread, not the writer's): applies up to
    * {@code maxRows} outbox rows to the NIP-50 index; true when there may be more to do now.

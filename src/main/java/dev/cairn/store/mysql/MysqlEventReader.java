@@ -5,6 +5,8 @@ import dev.cairn.nostr.Hex;
 import dev.cairn.store.FilterSql;
 import dev.cairn.store.SqlDialect;
 import dev.cairn.store.StoredEvent;
+import dev.cairn.store.SyncItems;
+import dev.cairn.nostr.negentropy.VectorStorage;
 import io.vertx.core.Future;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.sqlclient.Pool;
@@ -117,6 +119,56 @@ public final class MysqlEventReader {
     return pool.preparedQuery(text.toString()).execute(tuple(params, null))
         .map(rs -> rs.iterator().next().getLong(0))
         .recover(e -> Future.failedFuture(failure("count", e)));
+  }
+
+  /**
+   * NIP-77: the (created_at, id) items matching {@code filter} (an explicit limit honoured), at most
+   * {@code max}; when more matched, only how many (as the SQLite reader).
+   */
+  public Future<SyncItems> syncItems(Pool pool, Filter filter, int max, long now) {
+    FilterSql.Where w;
+    try {
+      w = FilterSql.where(filter, Long.MAX_VALUE, now, SqlDialect.MYSQL, tenantId);
+    } catch (IllegalArgumentException e) {
+      return Future.failedFuture(e);
+    }
+    int limit = filter.limit() == null ? -1 : filter.limit();
+    if (w == null || limit == 0) {
+      return Future.succeededFuture(new SyncItems(VectorStorage.builder(1).build(), 0));
+    }
+    boolean limited = limit >= 0 && limit <= max;
+    String text = "SELECT e.created_at, e.id FROM " + w.from() + " WHERE " + w.sql()
+        + (limited ? " ORDER BY " + w.orderBy() : "") + " LIMIT ?";
+    return pool.preparedQuery(text).execute(tuple(w.params(), limited ? limit : max + 1))
+        .compose(rs -> {
+          if (rs.size() > max) {
+            // More than the cap: only how many would match (an explicit limit caps the answer).
+            return count(pool, List.of(filter), Long.MAX_VALUE, now)
+                .map(matched -> new SyncItems(null, limit >= 0 ? Math.min(matched, limit) : matched));
+          }
+          VectorStorage.Builder items = VectorStorage.builder(Math.max(1, rs.size()));
+          for (Row r : rs) {
+            items.add(r.getLong(0), r.getBuffer(1).getBytes());
+          }
+          return Future.succeededFuture(new SyncItems(items.build(), rs.size()));
+        })
+        .recover(e -> Future.failedFuture(failure("negentropy read", e)));
+  }
+
+  /** Stored events with {@code from <= seq < to} in seq order, at most {@code max} (a pod's catch-up read). */
+  public Future<List<StoredEvent>> range(Pool pool, long from, long to, int max) {
+    return pool.preparedQuery("SELECT seq, id, created_at, json FROM events WHERE tenant_id = ? AND seq >= ?"
+            + " AND seq < ? ORDER BY seq LIMIT ?")
+        .execute(Tuple.of(tenantId, from, to, max))
+        .map(rs -> {
+          List<StoredEvent> out = new ArrayList<>(rs.size());
+          for (Row r : rs) {
+            out.add(new StoredEvent(r.getLong(0), Hex.encode(r.getBuffer(1).getBytes()), r.getLong(2),
+                r.getBuffer(3).getBytes()));
+          }
+          return out;
+        })
+        .recover(e -> Future.failedFuture(failure("catch-up read", e)));
   }
 
   private Future<List<StoredEvent>> rows(SqlClient client, Part p) {

@@ -38,11 +38,27 @@ final class MysqlOutboxRows {
       }
       DomainEvent stored = DomainEvent.stored(tenantId, s.seq(), nowMs);
       rows.add(Tuple.of(tenantId, ++id, stored.eventId(), stored.type(), "", nowMs, nowMs, s.seq()));
-      for (Removal removal : s.removed()) {
-        DomainEvent d = DomainEvent.deleted(tenantId, removal, nowMs);
-        rows.add(Tuple.of(tenantId, ++id, d.eventId(), d.type(), d.body(), nowMs, nowMs, null));
-      }
+      id = addRemovals(rows, s.removed(), nowMs, id);
     }
+    return insert(conn, rows, lastQueueId, id);
+  }
+
+  /** Writes an EventDeleted row per removal (the NIP-40 purge); returns the last queue id used. */
+  Future<Long> writeRemovals(SqlConnection conn, List<Removal> removals, long nowMs, long lastQueueId) {
+    List<Tuple> rows = new ArrayList<>(removals.size());
+    long id = addRemovals(rows, removals, nowMs, lastQueueId);
+    return insert(conn, rows, lastQueueId, id);
+  }
+
+  private long addRemovals(List<Tuple> rows, List<Removal> removals, long nowMs, long id) {
+    for (Removal removal : removals) {
+      DomainEvent d = DomainEvent.deleted(tenantId, removal, nowMs);
+      rows.add(Tuple.of(tenantId, ++id, d.eventId(), d.type(), d.body(), nowMs, nowMs, null));
+    }
+    return id;
+  }
+
+  private Future<Long> insert(SqlConnection conn, List<Tuple> rows, long lastQueueId, long id) {
     if (rows.isEmpty()) {
       return Future.succeededFuture(lastQueueId);
     }

@@ -23,7 +23,7 @@ final class MysqlSnapshotReader {
   /** Keys per IN / OR list: well below the 65535 placeholders a statement may have, short enough to plan fast. */
   static final int KEYS_PER_QUERY = 200;
 
-  private static final String COLUMNS = "SELECT seq, id, pubkey, kind, created_at, d_tag, json FROM events";
+  static final String COLUMNS = "SELECT seq, id, pubkey, kind, created_at, d_tag, json FROM events";
 
   private final String tenantId;
 
@@ -110,10 +110,7 @@ final class MysqlSnapshotReader {
 
   private static Void addRows(RowSet<Row> rows, WriteSnapshot s) {
     for (Row r : rows) {
-      Buffer d = r.getBuffer(5);
-      s.addRow(new StoredRow(r.getLong(0), Hex.encode(r.getBuffer(1).getBytes()),
-          Hex.encode(r.getBuffer(2).getBytes()), r.getInteger(3), r.getLong(4),
-          d == null ? null : d.toString(StandardCharsets.UTF_8), r.getBuffer(6).getBytes()));
+      s.addRow(storedRow(r));
     }
     return null;
   }
@@ -124,5 +121,13 @@ final class MysqlSnapshotReader {
       out.add(all.subList(i, Math.min(all.size(), i + KEYS_PER_QUERY)));
     }
     return out;
+  }
+
+  /** One row of {@link #COLUMNS} (seq, id, pubkey, kind, created_at, d_tag, json). */
+  static StoredRow storedRow(Row r) {
+    Buffer d = r.getBuffer(5);
+    return new StoredRow(r.getLong(0), Hex.encode(r.getBuffer(1).getBytes()),
+        Hex.encode(r.getBuffer(2).getBytes()), r.getInteger(3), r.getLong(4),
+        d == null ? null : d.toString(StandardCharsets.UTF_8), r.getBuffer(6).getBytes());
   }
 }

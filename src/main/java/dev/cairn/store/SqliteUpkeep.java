@@ -1,0 +1,89 @@
+package dev.cairn.store;
+
+import io.vertx.core.Vertx;
+import io.vertx.core.WorkerExecutor;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * The SQLite stores' background upkeep after writes, off the writer's thread: WAL checkpoints (one per
+ * tenant at a time, shortly after writes, on the maintenance thread) and seed 000's {@code search}
+ * handler (the NIP-50 index follows the outbox rows on the search thread). Used on the engine's
+ * event loop only.
+ */
+final class SqliteUpkeep {
+  private static final Logger LOG = Logger.getLogger(SqliteUpkeep.class.getName());
+  /** Writes within this delay share one checkpoint. */
+  private static final long CHECKPOINT_DELAY_MS = 250;
+  private static final int WAL_BACKLOG_WARN_FRAMES = 100_000;
+  /** Outbox rows the search indexer applies per transaction, and transactions per run before others' turn. */
+  private static final int SEARCH_STEP_ROWS = 2_000;
+  private static final int SEARCH_STEPS_PER_RUN = 50;
+
+  private final Vertx vertx;
+  private final WorkerExecutor maintenance;
+  private final WorkerExecutor searchPool;
+  private final Map<String, Boolean> checkpointing = new HashMap<>();
+  /** Tenants the search indexer is on (true: run again after this run). */
+  private final Map<String, Boolean> searching = new HashMap<>();
+
+  SqliteUpkeep(Vertx vertx, String name) {
+    this.vertx = vertx;
+    this.maintenance = vertx.createSharedWorkerExecutor("cairn-db-checkpoint-" + name, 1);
+    this.searchPool = vertx.createSharedWorkerExecutor("cairn-search-" + name, 1);
+  }
+
+  /** After a commit that changed {@code store}'s events. */
+  void afterWrite(SqliteTenantStore store) {
+    searchSoon(store);
+    checkpointSoon(store);
+  }
+
+  void checkpointSoon(SqliteTenantStore store) {
+    String tenant = store.tenant();
+    if (checkpointing.putIfAbsent(tenant, Boolean.TRUE) != null) {
+      return;
+    }
+    vertx.setTimer(CHECKPOINT_DELAY_MS, id -> maintenance.executeBlocking(store::checkpoint, false)
+        .onComplete(ar -> {
+          checkpointing.remove(tenant);
+          if (ar.failed()) {
+            LOG.log(Level.WARNING, "WAL checkpoint failed for tenant " + tenant, ar.cause());
+          } else if (ar.result() > WAL_BACKLOG_WARN_FRAMES) {
+            LOG.warning("tenant " + tenant + ": " + ar.result() + " WAL frames not yet checkpointed"
+                + " (long-running readers?)");
+          }
+        }));
+  }
+
+  /** Runs the search indexer for {@code store} (again after the current run if one is going). */
+  void searchSoon(SqliteTenantStore store) {
+    String tenant = store.tenant();
+    Boolean running = searching.get(tenant);
+    if (running != null) {
+      searching.put(tenant, Boolean.TRUE);
+      return;
+    }
+    searching.put(tenant, Boolean.FALSE);
+    searchPool.executeBlocking(() -> {
+      int steps = 0;
+      while (store.indexSearch(SEARCH_STEP_ROWS) && ++steps < SEARCH_STEPS_PER_RUN) {
+        // keep going: caught up, or yield to other tenants after a while
+      }
+      return steps;
+    }, false).onComplete(ar -> {
+      Boolean again = searching.remove(tenant);
+      if (ar.failed()) {
+        LOG.log(Level.WARNING, "search indexing failed for tenant " + tenant, ar.cause());
+      } else if (Boolean.TRUE.equals(again) || ar.result() >= SEARCH_STEPS_PER_RUN) {
+        searchSoon(store);
+      }
+    });
+  }
+
+  io.vertx.core.Future<Void> close() {
+    return maintenance.close().eventually(searchPool::close);
+  }
+}

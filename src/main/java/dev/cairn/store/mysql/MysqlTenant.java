@@ -1,0 +1,122 @@
+package dev.cairn.store.mysql;
+
+import dev.cairn.nostr.Filter;
+import dev.cairn.nostr.NostrEvent;
+import dev.cairn.store.PersistOutcome;
+import dev.cairn.store.PersistResult;
+import dev.cairn.store.Removal;
+import dev.cairn.store.StoredEvent;
+import dev.cairn.store.SyncItems;
+import dev.cairn.store.TenantStore;
+import io.vertx.core.Future;
+import io.vertx.sqlclient.Pool;
+import io.vertx.sqlclient.Tuple;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * A tenant on MySQL/MariaDB/TiDB as a {@link TenantStore}: reactive, no worker thread per query. Its
+ * pool belongs to its database ({@link MysqlDatabases}: shared by the tenants of a shared pool); every
+ * statement is scoped by the tenant id. The query budget ({@code limits.query_budget}) is not applied
+ * on this dialect yet (docs/scale-out.md).
+ */
+public final class MysqlTenant implements TenantStore {
+  private final MysqlPlacement placement;
+  private final Pool pool;
+  private final MysqlEventWriter writer;
+  private final MysqlEventReader reader;
+  private final MysqlExpiryPurge purge;
+  private final AtomicLong highWater;
+
+  private MysqlTenant(MysqlPlacement placement, Pool pool, long highWater) {
+    this.placement = placement;
+    this.pool = pool;
+    this.writer = new MysqlEventWriter(placement.tenant());
+    this.reader = new MysqlEventReader(placement.tenant());
+    this.purge = new MysqlExpiryPurge(placement.tenant());
+    this.highWater = new AtomicLong(highWater);
+  }
+
+  /** Opens the tenant on {@code pool}: reads its committed high water from its counter row. */
+  static Future<MysqlTenant> open(MysqlPlacement placement, Pool pool) {
+    return pool.preparedQuery("SELECT event_seq FROM tenant_counters WHERE tenant_id = ?")
+        .execute(Tuple.of(placement.tenant()))
+        .map(rows -> new MysqlTenant(placement, pool, rows.size() == 0 ? 0 : rows.iterator().next().getLong(0)));
+  }
+
+  public MysqlPlacement placement() {
+    return placement;
+  }
+
+  /** The pool of the tenant's database (the outbox and change-feed parts run their SQL on it). */
+  public Pool pool() {
+    return pool;
+  }
+
+  @Override
+  public String tenant() {
+    return placement.tenant();
+  }
+
+  @Override
+  public long highWaterSeq() {
+    return highWater.get();
+  }
+
+  /** Another pod committed up to {@code seq} (seen on the live bus or in a catch-up read). */
+  public void sawCommitted(long seq) {
+    highWater.accumulateAndGet(seq, Math::max);
+  }
+
+  @Override
+  public Future<PersistOutcome> persist(List<NostrEvent> batch, long now) {
+    return writer.persist(pool, batch, now).onSuccess(out -> {
+      for (PersistResult r : out.results()) {
+        if (r instanceof PersistResult.Stored s) {
+          sawCommitted(s.seq());
+        }
+      }
+    });
+  }
+
+  @Override
+  public Future<List<StoredEvent>> query(List<Filter> filters, long seqBelow, int defaultLimit, int maxLimit,
+      long now, long budgetMillis) {
+    return reader.query(pool, filters, seqBelow, defaultLimit, maxLimit, now);
+  }
+
+  @Override
+  public Future<Long> count(List<Filter> filters, long seqBelow, long now, long budgetMillis) {
+    return reader.count(pool, filters, seqBelow, now);
+  }
+
+  @Override
+  public Future<SyncItems> syncItems(Filter filter, int maxRecords, long now) {
+    return reader.syncItems(pool, filter, maxRecords, now);
+  }
+
+  @Override
+  public Future<List<StoredEvent>> range(long fromSeq, long toSeq, int max) {
+    return reader.range(pool, fromSeq, toSeq, max);
+  }
+
+  @Override
+  public Future<List<Removal>> purgeExpired(long now, int maxRows) {
+    return purge.purge(pool, now, maxRows);
+  }
+
+  @Override
+  public long outboxBacklog() {
+    return 0; // counted by the outbox part on this dialect
+  }
+
+  @Override
+  public void afterWrite() {
+    // InnoDB needs no checkpoint from us; NIP-50 search is not indexed on this dialect yet.
+  }
+
+  @Override
+  public Future<Void> close() {
+    return Future.succeededFuture(); // the pool belongs to the database, closed with MysqlStore
+  }
+}
