@@ -117,6 +117,12 @@ class TenantsTest {
 
   @Test
   void eachTenantHasItsOwnDbFile() throws Exception {
+    if (TestDialect.mysql()) { // CONTRACT section 7: a dedicated tenant's database is <meta>_t_<tenant>
+      String meta = TestDialect.metaDb(relay.dataDir());
+      List<String> dbs = TestDialect.databases(relay.dataDir());
+      assertTrue(dbs.containsAll(List.of(meta, meta + "_t_acme", meta + "_t_default")), dbs.toString());
+      return;
+    }
     Path tenants = relay.dataDir().resolve("tenants");
     Path acme = tenants.resolve("acme.db");
     Path dflt = tenants.resolve("default.db");

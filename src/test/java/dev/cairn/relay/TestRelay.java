@@ -33,6 +33,7 @@ public final class TestRelay implements AutoCloseable {
     Map<String, String> e = new HashMap<>(env);
     e.put("CAIRN_HTTP_PORT", String.valueOf(port));
     e.put("CAIRN_STORE_DIR", dataDir.toString());
+    TestDialect.apply(dataDir, e);
     CairnConfig config = ConfigLoader.load(file, e);
     Files.delete(file);
     this.server = CairnServer.start(config).toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
@@ -53,6 +54,7 @@ public final class TestRelay implements AutoCloseable {
     Map<String, String> e = new HashMap<>(env);
     e.put("CAIRN_HTTP_PORT", String.valueOf(port));
     e.put("CAIRN_STORE_DIR", dataDir.toString());
+    TestDialect.apply(dataDir, e);
     this.server = CairnServer.start(ConfigLoader.load(file, e)).toCompletionStage().toCompletableFuture()
         .get(60, TimeUnit.SECONDS);
   }
@@ -118,6 +120,7 @@ public final class TestRelay implements AutoCloseable {
     stop();
     if (ownsDataDir) {
       deleteTree(dataDir);
+      TestDialect.drop(dataDir);
     }
   }
 

@@ -42,7 +42,8 @@ public final class MysqlStore {
         .connectingTo(url.connectOptions())
         .using(vertx)
         .build();
-    return META_SCHEMA.migrate(meta)
+    return createIfMissing(vertx, url)
+        .compose(v -> META_SCHEMA.migrate(meta))
         .map(applied -> {
           LOG.info("store: MySQL meta DB " + url + " ready" + (applied.isEmpty() ? "" : ", migrations " + applied));
           return new MysqlStore(vertx, url, meta, poolSize, defaultPlacement);
@@ -50,6 +51,19 @@ public final class MysqlStore {
         .onFailure(e -> meta.close())
         .recover(e -> Future.failedFuture(new IllegalStateException("store.url " + url + ": cannot open the meta DB: "
             + e.getMessage(), e)));
+  }
+
+  /**
+   * Creates the meta database when the server does not have it yet (the tenant databases are created the
+   * same way, so the account needs CREATE anyway): a first pod needs nothing prepared by hand.
+   */
+  private static Future<Void> createIfMissing(Vertx vertx, MysqlUrl url) {
+    Pool bootstrap = MySQLBuilder.pool().with(new PoolOptions().setMaxSize(1))
+        .connectingTo(url.connectOptions("")).using(vertx).build();
+    return bootstrap.query("CREATE DATABASE IF NOT EXISTS `" + url.database().replace("`", "``")
+            + "` CHARACTER SET utf8mb4 COLLATE utf8mb4_bin").execute()
+        .<Void>mapEmpty()
+        .eventually(bootstrap::close);
   }
 
   /** The meta DB's pool (tenant registry, signal plane). */

@@ -1,0 +1,100 @@
+package dev.cairn.relay;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import dev.cairn.store.mysql.MysqlUrl;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.mysqlclient.MySQLBuilder;
+import io.vertx.sqlclient.Pool;
+import io.vertx.sqlclient.Row;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.function.Function;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Which store dialect the relay tests run on: SQLite unless the system property {@code cairn.test.dialect}
+ * is {@code mysql} (the {@code mysql-dialect} surefire execution runs the same test classes that way,
+ * against the MariaDB of CI at 127.0.0.1:3306, or {@code CAIRN_TEST_MYSQL_URL}'s server). On MySQL each
+ * data directory gets its own meta database (named from the directory, so a restart over the same
+ * directory finds its data again) and the tenant databases beside it, dropped when the test ends.
+ */
+public final class TestDialect {
+  public static final String PROPERTY = "cairn.test.dialect";
+
+  private TestDialect() {}
+
+  public static boolean mysql() {
+    return "mysql".equals(System.getProperty(PROPERTY, "sqlite"));
+  }
+
+  /** Adds the dialect's {@code CAIRN_STORE_*} overrides for a relay on {@code dataDir}. */
+  public static void apply(Path dataDir, Map<String, String> env) {
+    if (!mysql() || env.containsKey("CAIRN_STORE_DIALECT")) {
+      return;
+    }
+    env.put("CAIRN_STORE_DIALECT", "mysql");
+    env.put("CAIRN_STORE_URL", server() + "/" + metaDb(dataDir));
+  }
+
+  /** Drops the databases of {@code dataDir}'s relay (the meta DB and every tenant database named after it). */
+  public static void drop(Path dataDir) {
+    if (!mysql()) {
+      return;
+    }
+    try {
+      for (String db : databases(dataDir)) {
+        onServer(admin -> admin.query("DROP DATABASE IF EXISTS `" + db + "`").execute());
+      }
+    } catch (Exception e) {
+      System.err.println("could not drop the test databases of " + dataDir + ": " + e);
+    }
+  }
+
+  /** The MySQL databases of {@code dataDir}'s relay: its meta DB and the tenant databases named after it. */
+  public static List<String> databases(Path dataDir) throws Exception {
+    return onServer(admin -> admin.query("SHOW DATABASES LIKE '" + metaDb(dataDir) + "%'").execute()
+        .map(rows -> {
+          List<String> out = new ArrayList<>();
+          for (Row r : rows) {
+            out.add(r.getString(0));
+          }
+          return out;
+        }));
+  }
+
+  private static <T> T onServer(Function<Pool, Future<T>> work) throws Exception {
+    Vertx vertx = Vertx.vertx();
+    try {
+      Pool admin = MySQLBuilder.pool().connectingTo(MysqlUrl.parse(server() + "/mysql").connectOptions())
+          .using(vertx).build();
+      return work.apply(admin).eventually(admin::close)
+          .toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
+    } finally {
+      vertx.close();
+    }
+  }
+
+  /** The meta database of the relay on {@code dataDir}. */
+  public static String metaDb(Path dataDir) {
+    try {
+      byte[] h = MessageDigest.getInstance("SHA-256")
+          .digest(dataDir.toAbsolutePath().toString().getBytes(StandardCharsets.UTF_8));
+      return "cairn_rt_" + HexFormat.of().formatHex(h, 0, 6);
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** mysql://USER@HOST:PORT of the test server. */
+  static String server() {
+    String env = System.getenv("CAIRN_TEST_MYSQL_URL");
+    String url = env == null || env.isBlank() ? "mysql://root@127.0.0.1:3306/mysql" : env;
+    return url.substring(0, url.lastIndexOf('/'));
+  }
+
+}
