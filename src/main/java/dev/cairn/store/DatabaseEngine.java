@@ -22,6 +22,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -75,6 +76,8 @@ public final class DatabaseEngine extends Supervised {
   private long queryBudgetMillis;
   private String queryBudgetText = "0s";
   private java.util.function.Consumer<String> budgetExceeded = tenant -> { };
+  /** Tenants with a commit since the last NIP-40 sweep (engine's context only). */
+  private final java.util.Set<String> writtenSinceSweep = new java.util.HashSet<>();
   /** Tenants whose last periodic DB write failed, with the error (written on the engine's context). */
   private final Map<String, String> dbErrors = new java.util.concurrent.ConcurrentHashMap<>();
 
@@ -318,6 +321,9 @@ public final class DatabaseEngine extends Supervised {
             LOG.log(Level.SEVERE, "commit of " + batch.size() + " events failed for tenant " + tenant, ar.cause());
           }
           toRoot.sendOwed(new RootInbox.Persisted(acks));
+          if (ar.succeeded()) {
+            writtenSinceSweep.add(tenant);
+          }
           if (ar.succeeded()) { // seed 003: after the commit and its PersistAck, never before
             feed.afterCommit(tenant, ar.result());
           }
@@ -375,10 +381,19 @@ public final class DatabaseEngine extends Supervised {
     return reopenLocks.computeIfAbsent(tenant, t -> new Object());
   }
 
-  /** NIP-40: expired events are deleted on the engine's own clock. */
+  /**
+   * NIP-40: expired events are deleted on the engine's own clock. On MySQL only tenants written since the
+   * last sweep are swept (seed 003: no timer over cold tenant DBs; a REQ never returns an expired event
+   * anyway, so a cold tenant's expired rows just wait for its next write).
+   */
   private void sweepExpired() {
     long now = System.currentTimeMillis() / 1000;
+    java.util.Set<String> active = Set.copyOf(writtenSinceSweep);
+    writtenSinceSweep.clear();
     for (Map.Entry<String, TenantStore> e : stores.entrySet()) {
+      if (target.mysql() && !active.contains(e.getKey())) {
+        continue;
+      }
       TenantStore store = e.getValue();
       store.purgeExpired(now, 5000)
           .onSuccess(removed -> {

@@ -15,6 +15,8 @@ import org.junit.jupiter.api.io.TempDir;
  * limit on both sides so that the sync takes several rounds: both sides still learn exactly the
  * difference.
  */
+/** SQLite only: preloads the SQLite files directly. */
+@org.junit.jupiter.api.Tag("sqlite-only")
 class NegentropyLargeSyncTest {
   @TempDir Path dataDir;
 

@@ -20,6 +20,8 @@ import org.junit.jupiter.api.Test;
  * the reason, counted in {@code cairn_query_budget_exceeded_total}, and the connection and the (single)
  * reader connection serve the next query; with the budget off the same query completes.
  */
+/** SQLite only: the query budget is SQLite's progress handler (MySQL: docs/scale-out.md). */
+@org.junit.jupiter.api.Tag("sqlite-only")
 class QueryBudgetRelayTest {
   private static final int EVENTS = 30_000;
   private static final int HUGE = 1_000_000;

@@ -35,6 +35,7 @@ class ReadinessTest {
   }
 
   @Test
+  @org.junit.jupiter.api.Tag("sqlite-only") // holds the SQLite file lock
   void aTenantDbThatRefusesWritesMakesTheServerNotReady() throws Exception {
     try (TestRelay relay = TestRelay.start(new JsonObject(), Map.of("CAIRN_STORE_EXPIRY_SWEEP_INTERVAL", "1s"))) {
       assertEquals(200, readyz(relay).statusCode());

@@ -15,6 +15,8 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** Each tenant has its own writer lane: one tenant's stuck DB does not hold up another's commits. */
+/** SQLite only: locks a tenant's SQLite file. */
+@org.junit.jupiter.api.Tag("sqlite-only")
 class TenantWritersTest {
 
   @Test
