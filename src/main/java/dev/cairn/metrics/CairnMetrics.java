@@ -53,6 +53,11 @@ public final class CairnMetrics implements ChannelMetrics {
     return meters.tenantGauge("cairn_negentropy_sessions", tenant);
   }
 
+  /** One live event received from another pod over NATS, before ordering (CONTRACT section 7). */
+  public void liveRemote(String tenant) {
+    meters.counter("cairn_live_remote_total", "tenant", tenant).increment();
+  }
+
   /** A slow consumer closed ({@code kind}: ws or sse), CONTRACT section 7. */
   public void slowConsumerClosed(String kind) {
     meters.counter("cairn_slow_consumer_closed_total", "kind", kind).increment();

@@ -47,6 +47,13 @@ public sealed interface NetworkInbox extends TreeMessage {
   record HistoryAnswer(long connId, String subId, long subSerial, boolean count, List<StoredEvent> events, long total, String error)
       implements NetworkInbox {}
 
+  /**
+   * A catch-up read for a seq gap in live events (see {@code live/LiveSequencer}): the stored events of
+   * {@code [fromSeq, toSeq)} in seq order, a missing seq deleted or replaced; or {@code error}.
+   */
+  record CaughtUp(String tenant, long fromSeq, long toSeq, List<StoredEvent> events, String error)
+      implements NetworkInbox {}
+
   /** The items of a NEG-OPEN (or why there are none: {@code error} with its NIP-77 prefix). */
   record SyncItemsRead(long connId, String subId, long session, VectorStorage items, String error)
       implements NetworkInbox {}

@@ -4,6 +4,12 @@ import dev.cairn.admin.RelayAdmin;
 import dev.cairn.config.CairnConfig;
 import dev.cairn.metrics.CairnMetrics;
 import dev.cairn.metrics.HealthProbes;
+import dev.cairn.network.live.LiveBus;
+import dev.cairn.network.live.LiveSequencer;
+import dev.cairn.network.live.LiveSettings;
+import dev.cairn.nostr.EventParser;
+import dev.cairn.nostr.InvalidMessageException;
+import dev.cairn.store.StoredEvent;
 import dev.cairn.root.RootInbox;
 import dev.cairn.tree.Addresses;
 import dev.cairn.tree.BoundedChannel;
@@ -29,13 +35,27 @@ import java.util.logging.Logger;
  */
 public final class NetworkManager extends Supervised {
   private static final Logger LOG = Logger.getLogger(NetworkManager.class.getName());
+  /** Events held ahead of a seq gap per tenant before it is read from the store at once. */
+  static final int LIVE_MAX_BUFFERED = 10_000;
+  /** How long a seq gap may stay open (an event still on its way over NATS) before it is read from the store. */
+  static final long LIVE_GAP_MILLIS = 100;
+  /** A catch-up read unanswered this long (its database-engine restarted) is asked for again. */
+  static final long LIVE_CATCH_UP_TIMEOUT_MILLIS = 10_000;
 
   private final CairnConfig config;
   private final CairnMetrics metrics;
   private final HealthProbes probes;
   private RelayAdmin admin;
   private final Channels channels;
-  private final Map<String, Long> highWater = new HashMap<>();
+  /**
+   * Every stored event, local or from another pod, passes through here before matching: released in
+   * seq order, once; its high water is the seq floor of a new REQ (live/LiveSequencer).
+   */
+  private final LiveSequencer<NetworkInbox.Dispatch> sequencer;
+  /** Live fan-out across pods (null when off: the embedded single pod). */
+  private LiveBus bus;
+  private long gapTimer = -1;
+  private long gapTimerAt = Long.MAX_VALUE;
   private final Map<Long, Conn> conns = new HashMap<>();
   private final SubscriptionRegistry registry = new SubscriptionRegistry();
   private final List<Worker> workers = new ArrayList<>();
@@ -69,7 +89,7 @@ public final class NetworkManager extends Supervised {
     this.config = config;
     this.metrics = metrics;
     this.channels = channels;
-    this.highWater.putAll(highWater);
+    this.sequencer = new LiveSequencer<>(highWater, LIVE_MAX_BUFFERED, LIVE_GAP_MILLIS, LIVE_CATCH_UP_TIMEOUT_MILLIS);
     this.syncBudget = new SyncBudget(config.limits().negentropyMaxRecordsTotal());
   }
 
@@ -83,6 +103,11 @@ public final class NetworkManager extends Supervised {
   protected Future<?> startNode() {
     inbox = new Inbox<>(vertx, Addresses.NETWORK_MANAGER, NetworkInbox.class, this::handle);
     toRoot = new OrderedSender<>(channels.open("network-manager->root", Addresses.ROOT));
+    LiveSettings live = LiveSettings.from(config.raw());
+    if (live.enabled()) {
+      bus = new LiveBus(vertx, context, live, this::received);
+      bus.start(); // in the background: this pod serves its clients while NATS is down
+    }
     List<Future<?>> started = new ArrayList<>();
     for (int i = 0; i < config.connWorkers(); i++) {
       Worker w = new Worker(i);
@@ -157,7 +182,12 @@ public final class NetworkManager extends Supervised {
         c.worker().sender.send(new ConnWorkerInbox.BadFrame(b.connId(), b.notice(), b.closeCode()), inbox);
       }
     } else if (msg instanceof NetworkInbox.Dispatch d) {
-      dispatch(d);
+      if (bus != null) {
+        bus.publish(d.tenant(), d.seq(), d.event().json()); // never waits: other pods catch up what NATS loses
+      }
+      sequenced(d);
+    } else if (msg instanceof NetworkInbox.CaughtUp c) {
+      caughtUp(c);
     } else if (msg instanceof NetworkInbox.Outcome o) {
       Conn c = conns.get(o.connId());
       if (c != null) {
@@ -229,7 +259,7 @@ public final class NetworkManager extends Supervised {
     if (c == null) {
       return;
     }
-    long floor = highWater.getOrDefault(c.tenant(), 0L) + 1;
+    long floor = sequencer.highWater(c.tenant()) + 1;
     long serial = nextSerial++;
     if (!s.count()) {
       int added = registry.put(c.tenant(), s.connId(), new Subscription(s.subId(), serial, s.filters(), floor));
@@ -266,11 +296,75 @@ public final class NetworkManager extends Supervised {
     out.channel().sendOwed(new ConnWorkerInbox.History(a.connId(), a.subId(), a.events(), held));
   }
 
+  // ---- live order: local and other pods' events through the sequencer, gaps read from the store ----
+
+  /** Another pod's event (LiveBus, on this context). Tenants this pod does not serve are ignored. */
+  private void received(LiveBus.Received r) {
+    if (!config.tenants().containsKey(r.tenant())) {
+      return;
+    }
+    metrics.liveRemote(r.tenant());
+    sequenced(new NetworkInbox.Dispatch(r.tenant(), r.event(), r.seq()));
+  }
+
+  private void sequenced(NetworkInbox.Dispatch d) {
+    for (NetworkInbox.Dispatch released : sequencer.accept(d.tenant(), d.seq(), d, now())) {
+      dispatch(released);
+    }
+    armGapTimer();
+  }
+
+  private void caughtUp(NetworkInbox.CaughtUp c) {
+    if (c.error() != null) {
+      LOG.warning("tenant " + c.tenant() + ": live catch-up of seq " + c.fromSeq() + ".. failed (" + c.error()
+          + "); asking again");
+      sequencer.catchUpFailed(c.tenant(), now());
+    } else {
+      List<LiveSequencer.Stored<NetworkInbox.Dispatch>> read = new ArrayList<>(c.events().size());
+      for (StoredEvent e : c.events()) {
+        try {
+          read.add(new LiveSequencer.Stored<>(e.seq(),
+              new NetworkInbox.Dispatch(c.tenant(), EventParser.parse(e.json()), e.seq())));
+        } catch (InvalidMessageException x) {
+          // stored events were checked on the way in; one that no longer parses is skipped like a gap
+          LOG.warning("tenant " + c.tenant() + ": stored event at seq " + e.seq() + " does not parse: " + x);
+        }
+      }
+      for (NetworkInbox.Dispatch released : sequencer.caughtUp(c.tenant(), c.fromSeq(), c.toSeq(), read, now())) {
+        dispatch(released);
+      }
+    }
+    armGapTimer();
+  }
+
+  /** One timer for the earliest gap deadline of all tenants; it asks root for the catch-ups then due. */
+  private void armGapTimer() {
+    long deadline = sequencer.nextDeadline();
+    if (deadline == Long.MAX_VALUE || (gapTimer >= 0 && gapTimerAt <= deadline)) {
+      return;
+    }
+    if (gapTimer >= 0) {
+      vertx.cancelTimer(gapTimer);
+    }
+    long now = now();
+    gapTimerAt = Math.max(deadline, now);
+    gapTimer = vertx.setTimer(Math.max(1, gapTimerAt - now), id -> {
+      gapTimer = -1;
+      gapTimerAt = Long.MAX_VALUE;
+      for (LiveSequencer.CatchUp c : sequencer.due(now())) {
+        toRoot.send(new RootInbox.CatchUp(c.tenant(), c.fromSeq(), c.toSeqExclusive()));
+      }
+      armGapTimer();
+    });
+  }
+
+  /** Monotonic milliseconds for the sequencer's gap bounds. */
+  private static long now() {
+    return System.nanoTime() / 1_000_000;
+  }
+
   /** Matches one event and hands each conn-worker one message with its connections that want it. */
   private void dispatch(NetworkInbox.Dispatch d) {
-    if (d.seq() > 0) {
-      highWater.merge(d.tenant(), d.seq(), Math::max);
-    }
     List<Map.Entry<Long, String>> overflowed = new ArrayList<>(0);
     byte[] json = d.event().json();
     List<SubscriptionRegistry.Match> matches = registry.match(d.tenant(), d.event(), d.seq(), json, overflowed);
@@ -292,6 +386,11 @@ public final class NetworkManager extends Supervised {
             "error: too many live events arrived before the stored ones were sent; please retry"));
       }
     }
+  }
+
+  @Override
+  public Future<?> stop() {
+    return bus == null ? Future.succeededFuture() : bus.close();
   }
 
   // ---- policy: connection refusal and the client's IP ----

@@ -47,6 +47,9 @@ import java.util.logging.Logger;
 public final class Root extends VerticleBase {
   private static final Logger LOG = Logger.getLogger(Root.class.getName());
 
+  /** Rows one catch-up read returns at most (bounded work per read; the rest is asked for again). */
+  static final int CATCH_UP_MAX = 1000;
+
   private final CairnConfig config;
   private final CairnMetrics metrics;
   private final HealthProbes probes;
@@ -336,6 +339,12 @@ public final class Root extends VerticleBase {
       if (a.rejection() != null) {
         toNetwork.sendOwed(new NetworkInbox.Refuse(a.connId(), a.rejection()));
       }
+    } else if (msg instanceof RootInbox.CatchUp c) {
+      // Live fan-out across pods: a gap's read rides the query channel, like a REQ's history. Not tracked
+      // here: if database-engine dies with it, network-manager asks again after its catch-up timeout.
+      toDatabaseQueries.send(new DatabaseInbox.CatchUp(c.tenant(), c.fromSeq(), c.toSeqExclusive(), CATCH_UP_MAX), inbox);
+    } else if (msg instanceof RootInbox.CaughtUp c) {
+      toNetwork.sendOwed(new NetworkInbox.CaughtUp(c.tenant(), c.fromSeq(), c.toSeq(), c.events(), c.error()));
     } else if (msg instanceof RootInbox.HistoryDone d) {
       if (querying.remove(d.subSerial()) == null) {
         return; // failed back already: the engine that ran it was replaced

@@ -51,4 +51,16 @@ public sealed interface RootInbox extends TreeMessage {
 
   /** database-engine's answer to a {@code SyncRead}: {@code items} or {@code error}. */
   record SyncReadDone(long ticket, SyncItems items, String error) implements RootInbox {}
+
+  // ---- live fan-out across pods: network-manager -> root -> database-engine -> root -> network-manager ----
+
+  /** A seq gap in a tenant's live events: read {@code fromSeq <= seq < toSeqExclusive} from its store. */
+  record CatchUp(String tenant, long fromSeq, long toSeqExclusive) implements RootInbox {}
+
+  /**
+   * database-engine's answer: the stored events of {@code [fromSeq, toSeq)} in seq order ({@code toSeq}:
+   * what the read covered, less than asked when it hit its row cap), or {@code error}.
+   */
+  record CaughtUp(String tenant, long fromSeq, long toSeq, List<StoredEvent> events, String error)
+      implements RootInbox {}
 }

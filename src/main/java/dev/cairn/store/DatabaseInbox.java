@@ -7,7 +7,8 @@ import java.util.List;
 
 /** database-engine's inbox: from root, and {@link OutboxCommand} / {@link FeedCommand} from delivery. */
 public sealed interface DatabaseInbox extends TreeMessage
-    permits DatabaseInbox.Persist, DatabaseInbox.Query, DatabaseInbox.SyncRead, OutboxCommand, FeedCommand {
+    permits DatabaseInbox.Persist, DatabaseInbox.Query, DatabaseInbox.SyncRead, DatabaseInbox.CatchUp, OutboxCommand,
+    FeedCommand {
   record Persist(long ticket, String tenant, NostrEvent event) implements DatabaseInbox {}
 
   record Query(long connId, String tenant, String subId, long subSerial, List<Filter> filters, long seqBelow, boolean count)
@@ -15,4 +16,10 @@ public sealed interface DatabaseInbox extends TreeMessage
 
   /** NIP-77 NEG-OPEN: the (created_at, id) items matching {@code filter}, at most {@code maxRecords}. */
   record SyncRead(long ticket, String tenant, Filter filter, int maxRecords) implements DatabaseInbox {}
+
+  /**
+   * Live fan-out across pods: the tenant's stored events with {@code fromSeq <= seq < toSeqExclusive}
+   * in seq order, at most {@code max} (network-manager asks again for the rest).
+   */
+  record CatchUp(String tenant, long fromSeq, long toSeqExclusive, int max) implements DatabaseInbox {}
 }
