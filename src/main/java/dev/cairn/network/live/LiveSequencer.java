@@ -190,7 +190,7 @@ public final class LiveSequencer<T> {
       out.add(lane.ahead.pollFirstEntry().getValue());
     }
     lane.next = toSeqExclusive;
-    lane.urgent = partial;
+    lane.urgent |= partial; // an overflow while the read ran stays urgent too
     drain(lane, out, now);
     return out;
   }
@@ -201,6 +201,7 @@ public final class LiveSequencer<T> {
     if (lane != null) {
       lane.catchUpSentAt = -1;
       lane.gapSince = now;
+      lane.urgent = false; // even after an overflow: a failing store is not asked again in a tight loop
     }
   }
 

@@ -157,6 +157,22 @@ class LiveSequencerTest {
   }
 
   @Test
+  void anOverflowWhileACatchUpRunsAsksForTheRestAtOnceAndAFailureDoesNotSpin() {
+    LiveSequencer<String> s = seq(10); // 8 buffered at most
+    s.accept("t", 13, ev(13), 0);
+    assertEquals(List.of(new CatchUp("t", 11, 13)), s.due(GAP));
+    for (long q = 14; q < 30; q++) {
+      s.accept("t", q, ev(q), GAP + 1); // 14..20 buffered with 13, 21..29 dropped
+    }
+    assertEquals(List.of("e11", "e12", "e13", "e14", "e15", "e16", "e17", "e18", "e19", "e20"),
+        s.caughtUp("t", 11, 13, stored(11, 12), GAP + 2));
+    assertEquals(Long.MIN_VALUE, s.nextDeadline(), "the dropped ones are read at once");
+    assertEquals(List.of(new CatchUp("t", 21, 30)), s.due(GAP + 2));
+    s.catchUpFailed("t", GAP + 3);
+    assertEquals(GAP + 3 + GAP, s.nextDeadline(), "a failed read waits the gap bound before it is asked again");
+  }
+
+  @Test
   void ephemeralEventsPassStraightThroughAGap() {
     LiveSequencer<String> s = seq(10);
     s.accept("t", 12, ev(12), 0);
