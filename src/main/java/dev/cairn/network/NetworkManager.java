@@ -41,6 +41,9 @@ public final class NetworkManager extends Supervised {
   static final long LIVE_GAP_MILLIS = 100;
   /** A catch-up read unanswered this long (its database-engine restarted) is asked for again. */
   static final long LIVE_CATCH_UP_TIMEOUT_MILLIS = 10_000;
+  /** A tenant this pod wrote is beaconed this often, for this long after its last write (LiveBus.beacon). */
+  static final long LIVE_BEACON_INTERVAL_MILLIS = 1_000;
+  static final long LIVE_BEACON_FOR_MILLIS = 10_000;
 
   private final CairnConfig config;
   private final CairnMetrics metrics;
@@ -55,6 +58,8 @@ public final class NetworkManager extends Supervised {
   /** Live fan-out across pods (null when off: the embedded single pod). */
   private LiveBus bus;
   private long gapTimer = -1;
+  /** Tenants this pod wrote lately, with {last seq, when}: what its beacons announce. */
+  private final Map<String, long[]> recentWrites = new HashMap<>();
   private long gapTimerAt = Long.MAX_VALUE;
   private final Map<Long, Conn> conns = new HashMap<>();
   private final SubscriptionRegistry registry = new SubscriptionRegistry();
@@ -107,6 +112,7 @@ public final class NetworkManager extends Supervised {
     if (live.enabled()) {
       bus = new LiveBus(vertx, context, live, this::received);
       bus.start(); // in the background: this pod serves its clients while NATS is down
+      vertx.setPeriodic(LIVE_BEACON_INTERVAL_MILLIS, id -> beacons());
     }
     List<Future<?>> started = new ArrayList<>();
     for (int i = 0; i < config.connWorkers(); i++) {
@@ -184,6 +190,11 @@ public final class NetworkManager extends Supervised {
     } else if (msg instanceof NetworkInbox.Dispatch d) {
       if (bus != null) {
         bus.publish(d.tenant(), d.seq(), d.event().json()); // never waits: other pods catch up what NATS loses
+        if (d.seq() > 0) {
+          long[] w = recentWrites.computeIfAbsent(d.tenant(), t -> new long[2]);
+          w[0] = Math.max(w[0], d.seq());
+          w[1] = now();
+        }
       }
       sequenced(d);
     } else if (msg instanceof NetworkInbox.CaughtUp c) {
@@ -303,6 +314,11 @@ public final class NetworkManager extends Supervised {
     if (!config.tenants().containsKey(r.tenant())) {
       return;
     }
+    if (r.beacon()) {
+      sequencer.observe(r.tenant(), r.seq(), now());
+      armGapTimer();
+      return;
+    }
     metrics.liveRemote(r.tenant());
     sequenced(new NetworkInbox.Dispatch(r.tenant(), r.event(), r.seq()));
   }
@@ -335,6 +351,16 @@ public final class NetworkManager extends Supervised {
       }
     }
     armGapTimer();
+  }
+
+  /**
+   * For a while after this pod writes a tenant, it tells the other pods how far its writes went: a lost
+   * last message of a burst is then caught up within about a second instead of at the next write.
+   */
+  private void beacons() {
+    long now = now();
+    recentWrites.entrySet().removeIf(e -> now - e.getValue()[1] > LIVE_BEACON_FOR_MILLIS);
+    recentWrites.forEach((tenant, w) -> bus.beacon(tenant, w[0]));
   }
 
   /** One timer for the earliest gap deadline of all tenants; it asks root for the catch-ups then due. */

@@ -35,11 +35,18 @@ public final class LiveBus {
   private static final Logger LOG = Logger.getLogger(LiveBus.class.getName());
   static final String POD = "Cairn-Pod";
   static final String SEQ = "Cairn-Seq";
+  /** Marks a beacon: no event, "seqs up to Cairn-Seq are committed" (see {@link LiveSequencer#observe}). */
+  static final String BEACON = "Cairn-Beacon";
+  private static final byte[] NO_BODY = new byte[0];
   /** Received messages waiting for the owner's context; more are dropped (and caught up as gaps). */
   static final int MAX_WAITING = 10_000;
 
-  /** One event another pod published. */
-  public record Received(String pod, String tenant, long seq, NostrEvent event) {}
+  /** One event another pod published; {@code event} null for a beacon (only {@code seq}: its high water). */
+  public record Received(String pod, String tenant, long seq, NostrEvent event) {
+    public boolean beacon() {
+      return event == null;
+    }
+  }
 
   private final Vertx vertx;
   private final Context context;
@@ -119,14 +126,27 @@ public final class LiveBus {
    * full). Never blocks: other pods recover a missing stored event from the store.
    */
   public boolean publish(String tenant, long seq, byte[] eventJson) {
+    return send(tenant, new Headers().put(POD, settings.podId()).put(SEQ, Long.toString(seq)), eventJson);
+  }
+
+  /**
+   * Tells the other pods that this pod's writes of {@code tenant} reached {@code seq}, so that a lost
+   * last message is caught up without waiting for the tenant's next write. Same subject as the events,
+   * so it never overtakes them.
+   */
+  public boolean beacon(String tenant, long seq) {
+    return send(tenant, new Headers().put(POD, settings.podId()).put(SEQ, Long.toString(seq)).put(BEACON, "1"),
+        NO_BODY);
+  }
+
+  private boolean send(String tenant, Headers h, byte[] body) {
     Connection c = connection;
     if (c == null || closed || c.getStatus() != Connection.Status.CONNECTED) {
       dropped.incrementAndGet();
       return false;
     }
-    Headers h = new Headers().put(POD, settings.podId()).put(SEQ, Long.toString(seq));
     try {
-      c.publish(settings.subject(tenant), h, eventJson);
+      c.publish(settings.subject(tenant), h, body);
       return true;
     } catch (RuntimeException e) {
       dropped.incrementAndGet();
@@ -144,7 +164,7 @@ public final class LiveBus {
     Received r;
     try {
       long seq = Long.parseLong(h.getFirst(SEQ));
-      NostrEvent event = EventParser.parse(m.getData());
+      NostrEvent event = h.containsKey(BEACON) ? null : EventParser.parse(m.getData());
       r = new Received(pod, m.getSubject().substring(subjectStart.length()), seq, event);
     } catch (NumberFormatException | InvalidMessageException | NullPointerException e) {
       LOG.warning("live fan-out: ignored a malformed message from pod " + pod + " on " + m.getSubject() + ": " + e);

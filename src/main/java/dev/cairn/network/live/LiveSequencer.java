@@ -43,7 +43,7 @@ public final class LiveSequencer<T> {
     final TreeMap<Long, T> ahead = new TreeMap<>();
     /** When the current gap at {@code next} opened; -1: no gap. */
     long gapSince = -1;
-    /** Seqs below this were dropped because the buffer was full: a catch-up must cover them (0: none). */
+    /** Seqs below this were dropped (buffer full) or announced by a beacon: a catch-up must cover them (0: none). */
     long overflowTo;
     /** A catch-up is due now, not after the gap bound (overflow, or a read that hit its row cap). */
     boolean urgent;
@@ -125,6 +125,23 @@ public final class LiveSequencer<T> {
     lane.next++;
     drain(lane, out, now);
     return out;
+  }
+
+  /**
+   * Another pod says seqs up to {@code seq} are committed (its beacon, sent for a while after it writes),
+   * without an event: if this pod has not released them, the missing tail is a gap like any other and
+   * is read from the store after the bound. Without it, a lost last message of a quiet tenant would
+   * only be noticed at the tenant's next write.
+   */
+  public void observe(String tenant, long seq, long now) {
+    Lane<T> lane = lanes.get(tenant);
+    if (lane == null || seq < lane.next) {
+      return;
+    }
+    lane.overflowTo = Math.max(lane.overflowTo, seq + 1); // must be covered, as seqs dropped on overflow are
+    if (lane.gapSince < 0) {
+      lane.gapSince = now;
+    }
   }
 
   /**

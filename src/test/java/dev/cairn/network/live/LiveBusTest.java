@@ -130,6 +130,22 @@ class LiveBusTest {
   }
 
   @Test
+  void aBeaconCarriesOnlyTheSeq() throws Exception {
+    BlockingQueue<LiveBus.Received> atB = new LinkedBlockingQueue<>();
+    AtomicReference<String> wrongThread = new AtomicReference<>();
+    LiveBus a = pod("pod-a", new LinkedBlockingQueue<>(), wrongThread);
+    pod("pod-b", atB, wrongThread);
+    awaitRoute(a, atB, EventSigner.random().sign(1, 20001, List.of(), "probe"));
+    assertTrue(a.beacon("default", 42));
+    LiveBus.Received r = atB.poll(10, TimeUnit.SECONDS);
+    assertNotNull(r);
+    assertTrue(r.beacon());
+    assertEquals(42, r.seq());
+    assertEquals("default", r.tenant());
+    assertEquals("pod-a", r.pod());
+  }
+
+  @Test
   void malformedMessagesAndOtherSubjectsAreIgnored() throws Exception {
     BlockingQueue<LiveBus.Received> atB = new LinkedBlockingQueue<>();
     AtomicReference<String> wrongThread = new AtomicReference<>();

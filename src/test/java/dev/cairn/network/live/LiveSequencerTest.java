@@ -173,6 +173,23 @@ class LiveSequencerTest {
   }
 
   @Test
+  void aBeaconAboveTheHighWaterOpensAGapForTheLostTail() {
+    LiveSequencer<String> s = seq(10);
+    s.observe("t", 10, 0);
+    s.observe("t", 5, 0);
+    assertEquals(Long.MAX_VALUE, s.nextDeadline(), "nothing missing");
+    s.accept("t", 11, ev(11), 0);
+    s.observe("t", 13, 50); // 12 and 13 were committed elsewhere; their messages were lost
+    assertEquals(50 + GAP, s.nextDeadline());
+    assertEquals(List.of(new CatchUp("t", 12, 14)), s.due(50 + GAP));
+    assertEquals(List.of("e12", "e13"), s.caughtUp("t", 12, 14, stored(12, 13), 200));
+    assertEquals(13, s.highWater("t"));
+    assertEquals(Long.MAX_VALUE, s.nextDeadline());
+    s.observe("unknown", 5, 0);
+    assertEquals(Long.MAX_VALUE, s.nextDeadline(), "a tenant without a lane is not guessed at");
+  }
+
+  @Test
   void ephemeralEventsPassStraightThroughAGap() {
     LiveSequencer<String> s = seq(10);
     s.accept("t", 12, ev(12), 0);
