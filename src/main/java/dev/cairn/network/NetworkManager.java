@@ -108,7 +108,7 @@ public final class NetworkManager extends Supervised {
   protected Future<?> startNode() {
     inbox = new Inbox<>(vertx, Addresses.NETWORK_MANAGER, NetworkInbox.class, this::handle);
     toRoot = new OrderedSender<>(channels.open("network-manager->root", Addresses.ROOT));
-    LiveSettings live = LiveSettings.from(config.raw());
+    LiveSettings live = LiveSettings.from(config);
     if (live.enabled()) {
       bus = new LiveBus(vertx, context, live, this::received);
       bus.start(); // in the background: this pod serves its clients while NATS is down

@@ -298,25 +298,27 @@ public final class DatabaseEngine extends Supervised {
   }
 
   /**
-   * Live fan-out across pods: a seq range of the tenant's stored events, read on the reader pool like a
-   * REQ's history. The answer says how far it covered: the whole range, or up to its last row when it
+   * Live fan-out across pods: a seq range of the tenant's stored events ({@link TenantStore#range}), read
+   * like a REQ's history. The answer says how far it covered: the whole range, or up to its last row when it
    * hit {@code max} (network-manager asks for the rest).
    */
   private void catchUp(DatabaseInbox.CatchUp c) {
     Runnable release = inbox.hold();
-    SqliteTenantStore store = stores.get(c.tenant());
-    readerPool.executeBlocking(() -> store.range(c.fromSeq(), c.toSeqExclusive(), c.max()), false)
-        .onComplete(ar -> {
-          release.run();
-          if (ar.succeeded()) {
-            List<StoredEvent> events = ar.result();
-            long covered = events.size() < c.max() ? c.toSeqExclusive() : events.get(events.size() - 1).seq() + 1;
-            toRoot.sendOwed(new RootInbox.CaughtUp(c.tenant(), c.fromSeq(), covered, events, null));
-          } else {
-            LOG.log(Level.WARNING, "catch-up read failed for tenant " + c.tenant(), ar.cause());
-            toRoot.sendOwed(new RootInbox.CaughtUp(c.tenant(), c.fromSeq(), c.fromSeq(), List.of(), "error: read failed"));
-          }
-        });
+    TenantStore store = stores.get(c.tenant());
+    Future<List<StoredEvent>> read = store == null
+        ? Future.failedFuture("tenant " + c.tenant() + " is not served here")
+        : store.range(c.fromSeq(), c.toSeqExclusive(), c.max());
+    read.onComplete(ar -> {
+      release.run();
+      if (ar.succeeded()) {
+        List<StoredEvent> events = ar.result();
+        long covered = events.size() < c.max() ? c.toSeqExclusive() : events.get(events.size() - 1).seq() + 1;
+        toRoot.sendOwed(new RootInbox.CaughtUp(c.tenant(), c.fromSeq(), covered, events, null));
+      } else {
+        LOG.log(Level.WARNING, "catch-up read failed for tenant " + c.tenant(), ar.cause());
+        toRoot.sendOwed(new RootInbox.CaughtUp(c.tenant(), c.fromSeq(), c.fromSeq(), List.of(), "error: read failed"));
+      }
+    });
   }
 
   /** Starts one transaction with everything pending for the tenant, unless one is running. */

@@ -91,22 +91,6 @@ final class SqliteEventReader {
     return out;
   }
 
-  /** A seq range in seq order, at most {@code max} rows (the primary key walks it). */
-  static List<StoredEvent> range(Sql sql, long fromSeq, long toSeqExclusive, int max) throws SQLException {
-    PreparedStatement ps = sql.prepare(
-        "SELECT seq, id, created_at, json FROM events WHERE seq >= ? AND seq < ? ORDER BY seq LIMIT ?");
-    ps.setLong(1, fromSeq);
-    ps.setLong(2, toSeqExclusive);
-    ps.setInt(3, max);
-    List<StoredEvent> out = new ArrayList<>((int) Math.min(max, Math.min(toSeqExclusive - fromSeq, 1024)));
-    try (ResultSet rs = ps.executeQuery()) {
-      while (rs.next()) {
-        out.add(new StoredEvent(rs.getLong(1), Hex.encode(rs.getBytes(2)), rs.getLong(3), rs.getBytes(4)));
-      }
-    }
-    return out;
-  }
-
   /** NIP-45: how many distinct stored events match any filter (limits ignored). */
   static long count(Sql sql, List<FilterSql.Where> wheres) throws SQLException {
     if (wheres.isEmpty()) {

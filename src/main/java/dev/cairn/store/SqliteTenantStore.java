@@ -389,17 +389,6 @@ public final class SqliteTenantStore implements AutoCloseable {
     return withReader(budgetMillis, c -> SqliteEventReader.query(c, parts));
   }
 
-  /**
-   * Live fan-out across pods (a catch-up read): the stored events with {@code fromSeq <= seq < toSeqExclusive}
-   * in seq order, at most {@code max}. A seq in the range with no row was deleted or replaced. Thread-safe.
-   */
-  public List<StoredEvent> range(long fromSeq, long toSeqExclusive, int max) {
-    if (toSeqExclusive <= fromSeq || max <= 0) {
-      return List.of();
-    }
-    return withReader(c -> SqliteEventReader.range(c, fromSeq, toSeqExclusive, max));
-  }
-
   /** NIP-45: how many distinct stored events match any filter (limits ignored). Thread-safe. */
   public long count(List<Filter> filters, long seqBelow, long nowEpochSeconds) {
     return count(filters, seqBelow, nowEpochSeconds, 0);

@@ -166,6 +166,7 @@ class LiveFanoutRelayTest {
    * deleted before anyone read it: a gap the store cannot fill is skipped, and 5 still arrives.
    */
   @Test
+  @org.junit.jupiter.api.Tag("sqlite-only") // commits "elsewhere" straight into the SQLite file
   void aGapIsReadFromTheStoreAndOneItCannotFillIsSkipped() throws Exception {
     try (RelayClient sub = relay.connect("/t/gap")) {
       subscribe(sub);
@@ -198,6 +199,7 @@ class LiveFanoutRelayTest {
    * beacon (how far its writes went) opens the gap, and the event is read from the store.
    */
   @Test
+  @org.junit.jupiter.api.Tag("sqlite-only") // commits "elsewhere" straight into the SQLite file
   void aLostLastMessageIsCaughtUpThroughTheWritersBeacon() throws Exception {
     try (RelayClient sub = relay.connect("/t/tail")) {
       subscribe(sub);

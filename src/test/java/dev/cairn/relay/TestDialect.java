@@ -38,6 +38,9 @@ public final class TestDialect {
       return;
     }
     env.put("CAIRN_STORE_DIALECT", "mysql");
+    // A test relay is one pod; with live fan-out on (the mysql default) it would share the CI NATS subjects
+    // with the relays of concurrent runs over other databases. Tests of fan-out turn it on themselves.
+    env.putIfAbsent("CAIRN_LIVE_ENABLED", "false");
     env.put("CAIRN_STORE_URL", server() + "/" + metaDb(dataDir));
   }
 
