@@ -55,6 +55,7 @@ public final class NotifyPoller {
   private SettleWindow window;
   private long timer = -1;
   private boolean busy;
+  private Future<Void> inFlight = Future.succeededFuture();
   private boolean stopped;
   private long lastCursorWriteMillis;
   private long lastCursorOkMillis;
@@ -85,7 +86,10 @@ public final class NotifyPoller {
     return started.future();
   }
 
-  /** Stops ticking (a tick in flight finishes). The cursor row stays until {@link PodRegistry#stop}. */
+  /**
+   * Stops ticking; completes once a tick in flight finished (the pool can then be closed). The cursor
+   * row stays until {@link PodRegistry#stop}.
+   */
   public Future<Void> stop() {
     Promise<Void> p = Promise.promise();
     ctx.runOnContext(v -> {
@@ -94,7 +98,7 @@ public final class NotifyPoller {
         vertx.cancelTimer(timer);
         timer = -1;
       }
-      p.complete();
+      inFlight.onComplete(ar -> p.complete());
     });
     return p.future();
   }
@@ -132,6 +136,7 @@ public final class NotifyPoller {
     }
     busy = true;
     Future<Void> f = window == null ? init() : poll();
+    inFlight = f;
     f.onComplete(ar -> {
       busy = false;
       if (ar.failed()) {

@@ -31,7 +31,7 @@ class NotifyPollerTest extends SignalTestBase {
     SignalSettings a = fast("pod-a", Duration.ofMinutes(10), Duration.ofHours(1));
     SignalSettings b = fast("pod-b", Duration.ofMinutes(10), Duration.ofHours(1));
     NotifyPoller poller = new NotifyPoller(vertx, pod(), b, new SignalMetrics(registry()), recorder, Set::of);
-    await(poller.start());
+    started(poller);
     NotifyOutbox outbox = new NotifyOutbox(vertx, pod(), a, new SignalMetrics(registry()));
     long t0 = System.nanoTime();
     outbox.notify("t1");
@@ -48,7 +48,6 @@ class NotifyPollerTest extends SignalTestBase {
     Thread.sleep(300);
     assertEquals(1, wakes("t1"), "one row wakes once");
     await(outbox.close());
-    await(poller.stop());
   }
 
   @Test
@@ -57,7 +56,7 @@ class NotifyPollerTest extends SignalTestBase {
         Duration.ofSeconds(5), Duration.ofMillis(100), Duration.ofSeconds(5), Duration.ofSeconds(30),
         Duration.ofMinutes(10), Duration.ofHours(1), Duration.ofHours(1), 5_000, 20, Duration.ZERO);
     NotifyPoller poller = new NotifyPoller(vertx, pod(), b, new SignalMetrics(registry()), recorder, Set::of);
-    await(poller.start());
+    started(poller);
     // Pod A1 takes id n in a transaction it has not committed yet; pod A2 takes n + 1 and commits.
     SqlConnection slow = await(pod().getConnection());
     Transaction tx = await(slow.begin());
@@ -74,14 +73,13 @@ class NotifyPollerTest extends SignalTestBase {
     Thread.sleep(300);
     assertEquals(1, wakes("early"), "re-reading the window does not wake twice");
     assertEquals(1, wakes("late"));
-    await(poller.stop());
   }
 
   @Test
   void aPausedPollerWakesNothingUntilResumed() throws Exception {
     SignalSettings b = fast("pod-b", Duration.ofMinutes(10), Duration.ofHours(1));
     NotifyPoller poller = new NotifyPoller(vertx, pod(), b, new SignalMetrics(registry()), recorder, Set::of);
-    await(poller.start());
+    started(poller);
     poller.pause();
     await(meta.query("INSERT INTO tenant_notify_outbox (tenant_id, work, created_at) VALUES ('t1', 'feed', 1)")
         .execute());
@@ -89,6 +87,5 @@ class NotifyPollerTest extends SignalTestBase {
     assertFalse(woken.containsKey("t1"), "paused");
     poller.resume();
     assertTrue(eventually(Duration.ofSeconds(3), () -> wakes("t1") == 1), "resumed");
-    await(poller.stop());
   }
 }

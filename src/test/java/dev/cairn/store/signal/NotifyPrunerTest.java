@@ -56,8 +56,8 @@ class NotifyPrunerTest extends SignalTestBase {
         ts -> ts.forEach(t -> wokenA.merge(t, 1, Integer::sum)), () -> Set.of("x", "y"));
     NotifyPoller pollerB = new NotifyPoller(vertx, pod(), b, new SignalMetrics(registry()),
         ts -> ts.forEach(t -> wokenB.merge(t, 1, Integer::sum)), () -> Set.of("x"));
-    await(pollerA.start());
-    await(pollerB.start());
+    started(pollerA);
+    started(pollerB);
     pollerA.pause(); // A's event loop "stalls": no reads, no cursor writes; its heartbeat is not involved
     long stalledAt = System.currentTimeMillis();
     await(meta.preparedQuery(INSERT).execute(Tuple.of("x", System.currentTimeMillis())));
@@ -89,7 +89,5 @@ class NotifyPrunerTest extends SignalTestBase {
     Thread.sleep(300);
     assertEquals(1L, await(pollerA.wakeAlls()), "once");
     assertFalse(pollerA.paused());
-    await(pollerA.stop());
-    await(pollerB.stop());
   }
 }

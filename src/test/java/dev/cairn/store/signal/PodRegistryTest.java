@@ -33,6 +33,7 @@ class PodRegistryTest extends SignalTestBase {
     SimpleMeterRegistry reg = registry();
     SignalSettings s = fast("me", Duration.ofMinutes(10), Duration.ofHours(1));
     PodRegistry registry = new PodRegistry(vertx, pod(), s, new SignalMetrics(reg));
+    stops.add(registry::stop);
     await(registry.start()); // the first beat: heartbeat, sweep, count
     assertEquals(0, count("SELECT COUNT(*) FROM pods WHERE pod_id = 'dead'"));
     assertEquals(0, count("SELECT COUNT(*) FROM tenant_outbox_cursor WHERE pod_id IN ('dead', 'gone')"));
@@ -61,6 +62,7 @@ class PodRegistryTest extends SignalTestBase {
     SimpleMeterRegistry reg2 = registry();
     PodRegistry stalled = new PodRegistry(vertx, pod(), fast("stalled", Duration.ofMinutes(10), Duration.ofHours(1)),
         new SignalMetrics(reg2));
+    stops.add(stalled::stop);
     await(stalled.start());
     assertEquals(1, stalled.livePods());
     assertEquals(1.0, reg2.get("cairn_pods").gauge().value());

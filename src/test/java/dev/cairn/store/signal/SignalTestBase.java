@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
@@ -36,6 +37,8 @@ abstract class SignalTestBase {
   String db;
   Pool meta;
   final List<Pool> pools = new ArrayList<>();
+  /** Stops of the components a test started, run before the pools close (also when the test failed). */
+  final List<Supplier<Future<?>>> stops = new ArrayList<>();
 
   @BeforeAll
   static void reach() throws Exception {
@@ -69,6 +72,9 @@ abstract class SignalTestBase {
 
   @AfterEach
   void dropMeta() throws Exception {
+    for (Supplier<Future<?>> stop : stops) {
+      await(stop.get());
+    }
     for (Pool p : pools) {
       await(p.close());
     }
@@ -81,6 +87,13 @@ abstract class SignalTestBase {
         .using(vertx).build();
     pools.add(p);
     return p;
+  }
+
+  /** {@code poller}, stopped after the test. */
+  NotifyPoller started(NotifyPoller poller) throws Exception {
+    stops.add(poller::stop);
+    await(poller.start());
+    return poller;
   }
 
   long count(String sql, Object... args) throws Exception {
