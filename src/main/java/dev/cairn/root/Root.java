@@ -21,6 +21,9 @@ import dev.cairn.store.PersistResult;
 import dev.cairn.store.feed.FeedMetrics;
 import dev.cairn.store.outbox.OutboxPendingGauge;
 import dev.cairn.store.feed.FeedSettings;
+import dev.cairn.store.signal.SignalMetrics;
+import dev.cairn.store.signal.SignalSettings;
+import io.vertx.core.json.JsonObject;
 import dev.cairn.tree.Addresses;
 import dev.cairn.tree.BoundedChannel;
 import dev.cairn.tree.Child;
@@ -55,6 +58,8 @@ public final class Root extends VerticleBase {
   private final HealthProbes probes;
   /** Seed 003: one set of feed meters per server, shared by database-engine and delivery. */
   private final FeedMetrics feedMetrics;
+  /** MySQL only (several pods): the signal plane's meters; null on SQLite. */
+  private final SignalMetrics signalMetrics;
   private final FeedSettings feedSettings;
   /** Seed 000: cairn_outbox_pending, kept current by whichever database-engine is deployed. */
   private final OutboxPendingGauge outboxPending;
@@ -115,6 +120,7 @@ public final class Root extends VerticleBase {
     this.metrics = metrics;
     this.probes = new HealthProbes(this::notReadyReason, scrape);
     this.feedMetrics = new FeedMetrics(metrics.registry());
+    this.signalMetrics = config.store().mysql() ? new SignalMetrics(metrics.registry()) : null;
     this.feedSettings = FeedSettings.from(config);
     this.outboxPending = new OutboxPendingGauge(metrics.registry());
     this.outboxSettings = OutboxSettings.from(config.raw());
@@ -188,11 +194,30 @@ public final class Root extends VerticleBase {
   private DatabaseEngine databaseEngine() {
     return currentEngine = new DatabaseEngine(channels, config.storeDir(), List.copyOf(config.tenants().keySet()),
         config.storeReaders(), config.storeWriters(), config.maxBatch(), config.limits().defaultLimit(), config.limits().maxLimit(),
-        crashReporter("database-engine")).withStore(config.store()).withFeed(feedSettings, feedMetrics).withOutboxGauge(outboxPending)
+        crashReporter("database-engine")).withStore(config.store()).withSignalPlane(signalMetrics == null ? null : signalSettings(), signalMetrics).withFeed(feedSettings, feedMetrics).withOutboxGauge(outboxPending)
         .expirySweepEvery(Durations.parse("store.expiry_sweep_interval",
             config.raw().getJsonObject("store").getString("expiry_sweep_interval", "60s")).toMillis())
         .withQueryBudget(config.limits().queryBudgetMillis(), config.limits().queryBudgetText(),
             metrics::queryBudgetExceeded);
+  }
+
+  /** The signal plane's settings: the seed's numbers, with the keys operators tune from the config. */
+  private SignalSettings signalSettings() {
+    JsonObject pod = config.raw().getJsonObject("pod");
+    JsonObject feed = config.raw().getJsonObject("feed");
+    SignalSettings d = SignalSettings.defaults(config.podId());
+    try {
+      return new SignalSettings(config.podId(), d.notifyCoalesce(), d.pollInterval(), d.pollPageSize(), d.pollMaxPages(),
+          d.settle(), d.cursorWriteInterval(),
+          Durations.parse("pod.heartbeat_interval", pod.getString("heartbeat_interval")),
+          Durations.parse("pod.dead_after", pod.getString("dead_after")),
+          Durations.parse("pod.stall_bound", pod.getString("stall_bound")),
+          Durations.parse("feed.notify_retention", feed.getString("notify_retention")),
+          d.pruneInterval(), d.pruneBatch(), d.pruneMaxBatches(),
+          Durations.parse("feed.liveness_poll", feed.getString("liveness_poll")));
+    } catch (IllegalArgumentException e) {
+      throw new dev.cairn.config.ConfigException("pod / feed signal plane settings: " + e.getMessage());
+    }
   }
 
   private Policy policy() {

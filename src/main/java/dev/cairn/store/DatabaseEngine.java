@@ -4,6 +4,9 @@ import dev.cairn.config.StoreTarget;
 import dev.cairn.root.RootInbox;
 import dev.cairn.store.mysql.MysqlStore;
 import dev.cairn.store.mysql.MysqlUrl;
+import dev.cairn.store.signal.SignalMetrics;
+import dev.cairn.store.signal.SignalPlane;
+import dev.cairn.store.signal.SignalSettings;
 import dev.cairn.store.feed.FeedEngine;
 import dev.cairn.store.feed.FeedMetrics;
 import dev.cairn.store.feed.FeedSettings;
@@ -54,6 +57,10 @@ public final class DatabaseEngine extends Supervised {
   private StoreTarget target = new StoreTarget(StoreTarget.SQLITE, "", "dedicated", 8);
   /** The MySQL dialect's meta DB, registry and databases (null on SQLite). */
   private MysqlStore mysql;
+  /** MySQL: the seed 003 signal plane's settings and meters (null: none) and the running plane. */
+  private SignalSettings signalSettings;
+  private SignalMetrics signalMetrics;
+  private SignalPlane signal;
   /** Feed epochs of the MySQL tenants, from the registry at start. */
   private final Map<String, String> mysqlEpochs = new java.util.concurrent.ConcurrentHashMap<>();
   private final Map<String, List<Pending>> pending = new HashMap<>();
@@ -106,6 +113,13 @@ public final class DatabaseEngine extends Supervised {
   /** {@code store.dialect}, {@code store.url}, {@code store.placement}, {@code store.pool_size}; call before deploying. */
   public DatabaseEngine withStore(StoreTarget target) {
     this.target = target;
+    return this;
+  }
+
+  /** MySQL: the signal plane between pods (seed 003 sections 4 and 6); call before deploying. */
+  public DatabaseEngine withSignalPlane(SignalSettings settings, SignalMetrics metrics) {
+    this.signalSettings = settings;
+    this.signalMetrics = metrics;
     return this;
   }
 
@@ -204,13 +218,32 @@ public final class DatabaseEngine extends Supervised {
               + store.placement().dbName() + ", seq high water " + store.highWaterSeq());
         }));
       }
-      return Future.all(tenants);
+      return Future.all(tenants).compose(x -> startSignalPlane(m));
     });
+  }
+
+  /**
+   * The pods' signal plane: other pods' feed writes wake this pod's SSE sessions through the meta DB
+   * only (a hint per tenant, never a query to a cold tenant DB).
+   */
+  private Future<Void> startSignalPlane(MysqlStore m) {
+    if (signalSettings == null) {
+      return Future.succeededFuture();
+    }
+    BoundedChannel<dev.cairn.delivery.DeliveryInbox> wakes =
+        channels.open("database-engine->delivery(signal)", Addresses.DELIVERY);
+    Set<String> tenants = Set.copyOf(tenantIds);
+    signal = new SignalPlane(vertx, m.meta(), signalSettings, signalMetrics,
+        woken -> woken.stream().filter(tenants::contains)
+            .forEach(t -> wakes.sendOwed(dev.cairn.delivery.DeliveryInbox.FeedWake.hint(t))),
+        () -> tenants);
+    return signal.start();
   }
 
   @Override
   public Future<?> stop() {
-    Future<Void> feedDone = feed == null ? Future.succeededFuture() : feed.shutdown();
+    Future<Void> feedDone = (feed == null ? Future.<Void>succeededFuture() : feed.shutdown())
+        .eventually(() -> signal == null ? Future.succeededFuture() : signal.stop());
     return feedDone.eventually(this::closeStores).eventually(() -> vertx.executeBlocking(() -> {
       if (meta != null) {
         meta.close();

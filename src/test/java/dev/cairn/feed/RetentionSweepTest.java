@@ -10,6 +10,9 @@ import dev.cairn.store.feed.FeedChange;
 import dev.cairn.store.feed.FeedSettings;
 import dev.cairn.store.feed.FeedTable;
 import dev.cairn.store.feed.RetentionSweep;
+import dev.cairn.store.feed.SqliteFeedStore;
+import dev.cairn.store.feed.SweepResult;
+import io.vertx.core.WorkerExecutor;
 import io.vertx.core.Vertx;
 import java.nio.file.Path;
 import java.sql.ResultSet;
@@ -60,23 +63,26 @@ class RetentionSweepTest {
     Vertx vertx = Vertx.vertx();
     try (SqliteTenantStore s = SqliteTenantStore.open(dir.resolve("t.db"), 1)) {
       TenantWriters writer = new TenantWriters(vertx.getOrCreateContext(), "sweep-test", 1);
+      WorkerExecutor pool = vertx.createSharedWorkerExecutor("sweep-test-pool", 1);
+      SqliteFeedStore store = new SqliteFeedStore("t", s, writer, pool, pool, settings(10, 2));
       long cutoff = clock.get() - RETENTION;
       insert(s, cutoff - 100, 25);          // older than the retention
       insert(s, cutoff, 3);                 // exactly at the cutoff: kept
       insert(s, clock.get() - 10, 5);       // recent
       RetentionSweep sweep = new RetentionSweep(settings(10, 2), clock::get);
 
-      RetentionSweep.Result r = sweep.maybeSweep("t", s, writer).toCompletionStage().toCompletableFuture()
+      SweepResult r = sweep.maybeSweep("t", store).toCompletionStage().toCompletableFuture()
           .get(10, TimeUnit.SECONDS);
       assertEquals(20, r.deleted(), "two batches of 10: the cap per sweep");
       assertEquals(2, r.batches());
+      assertEquals("t", r.scope());
       assertEquals(13, timestamps(s).size());
       assertEquals(13, r.bounds().rowsEstimate(), "estimate from the retained seq range (21..33)");
 
-      assertNull(sweep.maybeSweep("t", s, writer), "at most once per interval per tenant");
+      assertNull(sweep.maybeSweep("t", store), "at most once per interval per tenant");
       clock.addAndGet(Duration.ofHours(1).toMillis());
       // An hour later the cutoff moved past every row: the leftovers go in the next sweep.
-      RetentionSweep.Result next = sweep.maybeSweep("t", s, writer).toCompletionStage().toCompletableFuture()
+      SweepResult next = sweep.maybeSweep("t", store).toCompletionStage().toCompletableFuture()
           .get(10, TimeUnit.SECONDS);
       assertEquals(13, next.deleted());
       assertTrue(timestamps(s).isEmpty());

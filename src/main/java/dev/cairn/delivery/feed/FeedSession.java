@@ -21,6 +21,8 @@ final class FeedSession {
   long scanned;
   /** Highest seq a wake announced. */
   long knownHigh;
+  /** A signal-plane hint arrived (another pod wrote; no seq known): read once more when idle. */
+  boolean hinted;
   /** False while opening and during the Phase 1 replay; true once caught up. */
   boolean live;
   boolean opened;

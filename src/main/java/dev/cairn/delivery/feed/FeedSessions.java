@@ -96,8 +96,11 @@ public final class FeedSessions {
       return;
     }
     for (FeedSession s : list) {
+      if (w.highSeq() == DeliveryInbox.FeedWake.UNKNOWN_HIGH) {
+        s.hinted = true;
+      }
       s.knownHigh = Math.max(s.knownHigh, w.highSeq());
-      if (s.live && s.idle() && s.knownHigh > s.scanned && s.writable) {
+      if (s.live && s.idle() && (s.knownHigh > s.scanned || s.hinted) && s.writable) {
         s.fullPages = 0;
         pull(s);
       }
@@ -171,6 +174,7 @@ public final class FeedSessions {
 
   private void pull(FeedSession s) {
     s.querying = true;
+    s.hinted = false;
     s.next = FeedSession.Next.NONE;
     toDatabase.send(new FeedCommand.Page(s.id, s.tenant, s.scanned, settings.pageSize(), s.kinds, s.authors));
   }
@@ -281,7 +285,7 @@ public final class FeedSessions {
       pull(s);
     } else if (next == FeedSession.Next.CATCH_UP) {
       arm(s, FeedSettings.CATCH_UP_MILLIS);
-    } else if (s.live && s.knownHigh > s.scanned) {
+    } else if (s.live && (s.knownHigh > s.scanned || s.hinted)) {
       s.fullPages = 0;
       pull(s); // a wake came while this stream was busy
     }

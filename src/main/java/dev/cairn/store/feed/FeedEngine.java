@@ -8,7 +8,6 @@ import dev.cairn.store.PersistOutcome;
 import dev.cairn.store.PersistResult;
 import dev.cairn.store.Removal;
 import dev.cairn.store.StoreException;
-import dev.cairn.store.SqliteTenantStore;
 import dev.cairn.store.TenantWriters;
 import dev.cairn.tree.Addresses;
 import dev.cairn.tree.BoundedChannel;
@@ -21,18 +20,17 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * database-engine's change-feed part (seed 003). Runs on the engine's event loop; SQL runs on the
- * engine's executors: fresh inserts on the tenant's writer lane (after the Nostr write's commit and its
- * PersistAck, in their own transaction with a bounded timeout), retry-buffer flushes on a flush pool
- * of {@code flushers} threads (one tenant's hung DB cannot hold up the others), page reads on the
- * reader pool. A failed insert never reaches the Nostr write: its changes go to the
- * {@link RetryBuffer}. Every landed insert or flush wakes delivery ({@code FeedWake}: the second
- * wake for a flush) and may start the lazy {@link RetentionSweep}.
+ * database-engine's change-feed part (seed 003). Runs on the engine's event loop; the table work goes
+ * through each tenant's {@link FeedStore} (SQLite: fresh inserts on the tenant's writer lane, retry-buffer
+ * flushes on a flush pool of {@code flushers} threads so one tenant's hung DB cannot hold up the others,
+ * page reads on the reader pool; MySQL: reactive). A failed insert never reaches the Nostr write: its
+ * changes go to the {@link RetryBuffer}. Every landed insert or flush wakes delivery ({@code FeedWake}:
+ * the second wake for a flush) and may start the lazy {@link RetentionSweep}.
  */
 public final class FeedEngine {
   private static final Logger LOG = Logger.getLogger(FeedEngine.class.getName());
@@ -45,33 +43,39 @@ public final class FeedEngine {
   }
 
   private final Vertx vertx;
-  private final TenantWriters writers;
-  private final WorkerExecutor readers;
-  private final WorkerExecutor flushPool;
-  private final StoreAccess stores;
+  private final FeedStores stores;
   private final FeedSettings settings;
   private final FeedMetrics metrics;
   private final BoundedChannel<DeliveryInbox> toDelivery;
   private final RetryBuffer buffer;
   private final RetentionSweep sweep;
   private final Map<String, String> epochs = new ConcurrentHashMap<>();
-  private final java.util.function.Function<String, String> epochLookup;
+  private final Function<String, Future<String>> epochLookup;
   private long timerId = -1;
   private long timerAt = Long.MAX_VALUE;
   private Promise<Void> shutdown;
 
+  /**
+   * The SQLite wiring (database-engine today): stores through {@link SqliteFeedStores}, the blocking
+   * epoch lookup on the reader pool.
+   */
   public FeedEngine(Vertx vertx, Channels channels, TenantWriters writers, WorkerExecutor readers, StoreAccess stores,
-      java.util.function.Function<String, String> epochLookup, FeedSettings settings, FeedMetrics metrics,
-      String deploymentId) {
+      Function<String, String> epochLookup, FeedSettings settings, FeedMetrics metrics, String deploymentId) {
+    this(vertx, channels, new SqliteFeedStores(vertx, stores, writers, readers, settings, deploymentId),
+        tenant -> readers.executeBlocking(() -> epochLookup.apply(tenant), false), settings, metrics);
+  }
+
+  /**
+   * Either dialect: {@code stores} reaches each tenant's {@link FeedStore}; {@code epochLookup} answers
+   * a tenant's feed epoch without blocking (looked up once per tenant, then cached).
+   */
+  public FeedEngine(Vertx vertx, Channels channels, FeedStores stores, Function<String, Future<String>> epochLookup,
+      FeedSettings settings, FeedMetrics metrics) {
     this.vertx = vertx;
-    this.writers = writers;
-    this.readers = readers;
     this.stores = stores;
     this.epochLookup = epochLookup;
     this.settings = settings;
     this.metrics = metrics;
-    this.flushPool = vertx.createSharedWorkerExecutor("cairn-feed-flush-" + deploymentId, settings.flushers(),
-        settings.insertTimeout().toMillis() * 2, TimeUnit.MILLISECONDS);
     this.toDelivery = channels.open("database-engine->delivery.feed", Addresses.DELIVERY);
     this.buffer = new RetryBuffer(settings.globalCap(), settings.tenantCap(), settings.flushers(),
         settings.retryMaxAge().toMillis(), (tenant, reason, n) -> metrics.drop(tenant, reason, n));
@@ -115,7 +119,7 @@ public final class FeedEngine {
     if (changes.isEmpty()) {
       return;
     }
-    writers.execute(tenant, () -> insertNow(tenant, changes)).onComplete(ar -> {
+    write(tenant, changes, false).onComplete(ar -> {
       if (ar.succeeded()) {
         metrics.insert("ok", changes.size());
         landed(tenant, ar.result());
@@ -133,51 +137,45 @@ public final class FeedEngine {
     });
   }
 
-  /** Blocking: the insert, re-resolving the store once when it was closed. */
-  private FeedBounds insertNow(String tenant, List<FeedChange> changes) {
-    SqliteTenantStore store = stores.cached(tenant);
-    if (store == null || store.isClosed()) {
-      store = reacquire(tenant);
-    }
-    try {
-      return insertInto(store, changes);
-    } catch (StoreException e) {
+  /**
+   * The insert (a fresh one, or a retry-buffer {@code flush}) into the cached store, else the store
+   * acquired again; when it failed because the store was closed meanwhile, once more into a store
+   * acquired again. Fails with {@link TenantGone} when the tenant no longer exists.
+   */
+  private Future<FeedBounds> write(String tenant, List<FeedChange> changes, boolean flush) {
+    FeedStore cached = stores.cached(tenant);
+    Future<FeedStore> first = cached != null ? Future.succeededFuture(cached) : reacquire(tenant);
+    return first.compose(store -> writeInto(store, changes, flush).recover(e -> {
       if (!store.isClosed()) {
-        throw e;
+        return Future.failedFuture(e);
       }
-      return insertInto(reacquire(tenant), changes);
-    }
+      return reacquire(tenant).compose(again -> writeInto(again, changes, flush));
+    }));
   }
 
-  private SqliteTenantStore reacquire(String tenant) {
-    SqliteTenantStore s = stores.reacquire(tenant);
-    if (s == null) {
-      throw new TenantGone(tenant);
-    }
-    return s;
+  private static Future<FeedBounds> writeInto(FeedStore store, List<FeedChange> changes, boolean flush) {
+    return flush ? store.flush(changes) : store.insert(changes);
   }
 
-  private FeedBounds insertInto(SqliteTenantStore store, List<FeedChange> changes) {
-    return store.withWriter(settings.insertTimeout().toMillis(), c -> {
-      FeedTable.insert(c, changes, settings.insertTimeoutSeconds());
-      return FeedTable.bounds(c);
-    });
+  private Future<FeedStore> reacquire(String tenant) {
+    return stores.reacquire(tenant).compose(s -> s == null ? Future.failedFuture(new TenantGone(tenant))
+        : Future.succeededFuture(s));
   }
 
   /** Rows landed (fresh insert or flush): rows estimate, wake delivery, maybe the lazy sweep. */
   private void landed(String tenant, FeedBounds bounds) {
     metrics.rows(tenant).set(bounds.rowsEstimate());
     toDelivery.sendOwed(new DeliveryInbox.FeedWake(tenant, bounds.high()));
-    SqliteTenantStore store = stores.cached(tenant);
+    FeedStore store = stores.cached(tenant);
     if (store != null && shutdown == null) {
-      Future<RetentionSweep.Result> f = sweep.maybeSweep(tenant, store, writers);
+      Future<SweepResult> f = sweep.maybeSweep(tenant, store);
       if (f != null) {
         f.onSuccess(r -> {
-          metrics.swept(tenant, r.deleted());
+          metrics.swept(r.scope(), r.deleted());
           metrics.rows(tenant).set(r.bounds().rowsEstimate());
           if (r.deleted() > 0) {
-            LOG.info("feed retention sweep for tenant " + tenant + ": " + r.deleted() + " rows in " + r.batches()
-                + " batches");
+            LOG.info("feed retention sweep for " + r.scope() + " (from tenant " + tenant + "): " + r.deleted()
+                + " rows in " + r.batches() + " batches");
           }
         });
       }
@@ -211,7 +209,7 @@ public final class FeedEngine {
   }
 
   private void flush(RetryBuffer.Flush f) {
-    flushPool.executeBlocking(() -> insertNow(f.tenant(), f.changes()), false).onComplete(ar -> {
+    write(f.tenant(), f.changes(), true).onComplete(ar -> {
       long now = System.currentTimeMillis();
       if (ar.succeeded()) {
         metrics.flush("ok");
@@ -236,26 +234,18 @@ public final class FeedEngine {
   public void handle(FeedCommand cmd, Runnable release) {
     String tenant = cmd instanceof FeedCommand.Open o ? o.tenant() : ((FeedCommand.Page) cmd).tenant();
     metrics.pageQuery(tenant);
-    SqliteTenantStore store = stores.cached(tenant);
+    FeedStore store = stores.cached(tenant);
     if (cmd instanceof FeedCommand.Open o) {
-      readers.executeBlocking(() -> {
-        if (store == null) {
-          throw new StoreException("no store for tenant " + tenant);
-        }
-        String epoch = epochs.computeIfAbsent(tenant, epochLookup);
-        return new FeedInbox.FeedOpened(o.sessionId(), epoch, store.withReaderConnection(FeedTable::bounds), null);
-      }, false).onComplete(ar -> {
+      Future<FeedInbox.FeedOpened> opened = store == null ? noStore(tenant)
+          : epoch(tenant).compose(epoch -> store.bounds().map(b -> new FeedInbox.FeedOpened(o.sessionId(), epoch, b, null)));
+      opened.onComplete(ar -> {
         release.run();
         toDelivery.sendOwed(ar.succeeded() ? ar.result()
             : new FeedInbox.FeedOpened(o.sessionId(), null, null, "error: " + ar.cause().getMessage()));
       });
     } else if (cmd instanceof FeedCommand.Page p) {
-      readers.executeBlocking(() -> {
-        if (store == null) {
-          throw new StoreException("no store for tenant " + tenant);
-        }
-        return store.withReaderConnection(c -> FeedTable.page(c, p.after(), p.limit(), p.kinds(), p.authors()));
-      }, false).onComplete(ar -> {
+      Future<FeedPage> page = store == null ? noStore(tenant) : store.page(p.after(), p.limit(), p.kinds(), p.authors());
+      page.onComplete(ar -> {
         release.run();
         if (ar.failed()) {
           LOG.log(Level.FINE, "feed page failed for tenant " + tenant, ar.cause());
@@ -264,6 +254,23 @@ public final class FeedEngine {
             : new FeedInbox.FeedPageRead(p.sessionId(), null, "error: " + ar.cause().getMessage()));
       });
     }
+  }
+
+  private static <T> Future<T> noStore(String tenant) {
+    return Future.failedFuture(new StoreException("no store for tenant " + tenant));
+  }
+
+  /** The tenant's feed epoch: looked up once (off the event loop), then from the map. */
+  private Future<String> epoch(String tenant) {
+    String known = epochs.get(tenant);
+    if (known != null) {
+      return Future.succeededFuture(known);
+    }
+    return CallerContext.deliver(epochLookup.apply(tenant)).onSuccess(e -> {
+      if (e != null) {
+        epochs.put(tenant, e);
+      }
+    });
   }
 
   // ----------------------------------------------------------------------------------- shutdown
@@ -297,6 +304,6 @@ public final class FeedEngine {
       vertx.cancelTimer(timerId);
       timerId = -1;
     }
-    return shutdown.future().eventually(flushPool::close);
+    return shutdown.future().eventually(stores::close);
   }
 }

@@ -16,11 +16,16 @@ import java.util.List;
  * their own, as on SQLite (docs/decisions/0003-write-path.md): if the insert fails only the savepoint
  * is rolled back, the events still commit, and the caller hands the changes to the retry buffer (the
  * feed never fails a write). Seqs continue {@code tenant_counters.feed_seq}, read under the write
- * transaction's row lock, so feed seqs too are handed out in commit order.
+ * transaction's row lock, so feed seqs too are handed out in commit order. {@link #writeAlone} is the
+ * same insert in a transaction of its own (a retry-buffer flush, the NIP-40 purge's rows), taking that
+ * lock itself.
  */
 final class MysqlFeedRows {
   private static final String INSERT = "INSERT INTO feed_events"
       + "(tenant_id, seq, ts, type, event_id, kind, pubkey, reason, store_seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)";
+
+  private static final String LOCK_FEED_SEQ = "SELECT feed_seq FROM tenant_counters WHERE tenant_id = ? FOR UPDATE";
+  private static final String MOVE_FEED_SEQ = "UPDATE tenant_counters SET feed_seq = ? WHERE tenant_id = ?";
 
   /** What the feed insert did: the bounds after it (null when nothing was written) or why it failed. */
   record Written(long lastSeq, FeedBounds bounds, Exception error) {}
@@ -56,5 +61,37 @@ final class MysqlFeedRows {
             .map(v -> new Written(lastFeedSeq, null, new StoreException("change-feed rows " + (lastFeedSeq + 1)
                 + ".." + last + " of tenant " + tenantId + " not written (rolled back alone, the events commit): "
                 + BatchErrors.describe(e), e))));
+  }
+
+  /**
+   * Inserts {@code changes} in the caller's transaction {@code conn}, which must hold no other feed
+   * work: locks the tenant's counter row ({@code FOR UPDATE}, waiting for any writer of the tenant on
+   * any pod), numbers the rows after {@code feed_seq} and moves it. Seqs are therefore in commit order
+   * with the writers' feed rows. Fails (so the caller rolls back) when the insert fails; fails with
+   * {@link CounterMissing} when the tenant has no counter row yet. {@code changes} is not empty.
+   */
+  Future<FeedBounds> writeAlone(SqlConnection conn, List<FeedChange> changes) {
+    if (changes.isEmpty()) {
+      throw new IllegalArgumentException("no feed changes to write");
+    }
+    return conn.preparedQuery(LOCK_FEED_SEQ).execute(Tuple.of(tenantId)).compose(rows -> {
+      if (rows.size() == 0) {
+        return Future.failedFuture(new CounterMissing(tenantId));
+      }
+      long feedSeq = rows.iterator().next().getLong(0);
+      return write(conn, changes, feedSeq).compose(w -> {
+        if (w.error() != null) {
+          return Future.failedFuture(w.error());
+        }
+        return conn.preparedQuery(MOVE_FEED_SEQ).execute(Tuple.of(w.lastSeq(), tenantId)).map(v -> w.bounds());
+      });
+    });
+  }
+
+  /** The tenant has no counter row yet: the caller creates it outside the transaction and retries. */
+  static final class CounterMissing extends RuntimeException {
+    CounterMissing(String tenantId) {
+      super("tenant " + tenantId + " has no tenant_counters row", null, false, false);
+    }
   }
 }
