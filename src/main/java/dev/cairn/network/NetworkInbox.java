@@ -47,6 +47,13 @@ public sealed interface NetworkInbox extends TreeMessage {
   record HistoryAnswer(long connId, String subId, long subSerial, boolean count, List<StoredEvent> events, long total, String error)
       implements NetworkInbox {}
 
+  // from live/LiveBus (another pod, over NATS)
+  /**
+   * Another pod's live event ({@code event} null: its beacon, "my writes reached {@code seq}"). Through
+   * a channel like every other message, so that what it releases is ordered with local Dispatches.
+   */
+  record Remote(String pod, String tenant, long seq, NostrEvent event) implements NetworkInbox {}
+
   /**
    * A catch-up read for a seq gap in live events (see {@code live/LiveSequencer}): the stored events of
    * {@code [fromSeq, toSeq)} in seq order, a missing seq deleted or replaced; or {@code error}.

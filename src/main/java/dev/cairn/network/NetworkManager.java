@@ -110,7 +110,10 @@ public final class NetworkManager extends Supervised {
     toRoot = new OrderedSender<>(channels.open("network-manager->root", Addresses.ROOT));
     LiveSettings live = LiveSettings.from(config);
     if (live.enabled()) {
-      bus = new LiveBus(vertx, context, live, this::received);
+      // Other pods' events come in through a channel to this node's own inbox: ordered with the local
+      // Dispatches from root, and bounded (a full channel drops; the gap is read from the store).
+      BoundedChannel<NetworkInbox> fromBus = channels.open("live-bus->network-manager", Addresses.NETWORK_MANAGER);
+      bus = new LiveBus(vertx, live, r -> fromBus.trySend(new NetworkInbox.Remote(r.pod(), r.tenant(), r.seq(), r.event())));
       bus.start(); // in the background: this pod serves its clients while NATS is down
       vertx.setPeriodic(LIVE_BEACON_INTERVAL_MILLIS, id -> beacons());
     }
@@ -199,6 +202,8 @@ public final class NetworkManager extends Supervised {
       sequenced(d);
     } else if (msg instanceof NetworkInbox.CaughtUp c) {
       caughtUp(c);
+    } else if (msg instanceof NetworkInbox.Remote r) {
+      received(r);
     } else if (msg instanceof NetworkInbox.Outcome o) {
       Conn c = conns.get(o.connId());
       if (c != null) {
@@ -309,12 +314,12 @@ public final class NetworkManager extends Supervised {
 
   // ---- live order: local and other pods' events through the sequencer, gaps read from the store ----
 
-  /** Another pod's event (LiveBus, on this context). Tenants this pod does not serve are ignored. */
-  private void received(LiveBus.Received r) {
+  /** Another pod's event or beacon (LiveBus). Tenants this pod does not serve are ignored. */
+  private void received(NetworkInbox.Remote r) {
     if (!config.tenants().containsKey(r.tenant())) {
       return;
     }
-    if (r.beacon()) {
+    if (r.event() == null) {
       sequencer.observe(r.tenant(), r.seq(), now());
       armGapTimer();
       return;

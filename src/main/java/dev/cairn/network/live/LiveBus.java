@@ -11,19 +11,19 @@ import io.nats.client.Message;
 import io.nats.client.Nats;
 import io.nats.client.Options;
 import io.nats.client.impl.Headers;
-import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Consumer;
+import java.util.function.Predicate;
 import java.util.logging.Logger;
 
 /**
  * One pod's end of live fan-out over core NATS: publishes the events this pod dispatches on
- * {@code <prefix>-live.<tenant>} and hands the other pods' to its owner on the owner's context.
+ * {@code <prefix>-live.<tenant>} and hands the other pods' to its owner, decoded, on the jnats dispatcher
+ * thread (the owner passes them on through a channel of the tree, so that they reach its inbox in order
+ * and exactly like its other messages).
  * Fire and forget by design: a message lost (NATS down, a slow subscriber, a full queue) shows up at the
  * receiving pods as a seq gap, which they read from the store ({@link LiveSequencer}); so publishing
  * never waits and never fails the local path.
@@ -38,8 +38,6 @@ public final class LiveBus {
   /** Marks a beacon: no event, "seqs up to Cairn-Seq are committed" (see {@link LiveSequencer#observe}). */
   static final String BEACON = "Cairn-Beacon";
   private static final byte[] NO_BODY = new byte[0];
-  /** Received messages waiting for the owner's context; more are dropped (and caught up as gaps). */
-  static final int MAX_WAITING = 10_000;
 
   /** One event another pod published; {@code event} null for a beacon (only {@code seq}: its high water). */
   public record Received(String pod, String tenant, long seq, NostrEvent event) {
@@ -49,20 +47,21 @@ public final class LiveBus {
   }
 
   private final Vertx vertx;
-  private final Context context;
   private final LiveSettings settings;
-  private final Consumer<Received> onReceived;
+  private final Predicate<Received> onReceived;
   private final String subjectStart;
   private final AtomicBoolean subscribed = new AtomicBoolean();
-  private final AtomicInteger waiting = new AtomicInteger();
   private final AtomicLong dropped = new AtomicLong();
   private volatile Connection connection;
   private volatile boolean closed;
 
-  /** {@code onReceived} runs on {@code context} (network-manager's), in the order NATS delivered. */
-  public LiveBus(Vertx vertx, Context context, LiveSettings settings, Consumer<Received> onReceived) {
+  /**
+   * {@code onReceived} runs on one jnats dispatcher thread, in the order NATS delivered, and must not
+   * block; it returns false when it could not take the message (counted as dropped: a stored one comes
+   * back through a catch-up read).
+   */
+  public LiveBus(Vertx vertx, LiveSettings settings, Predicate<Received> onReceived) {
     this.vertx = vertx;
-    this.context = context;
     this.settings = settings;
     this.onReceived = onReceived;
     this.subjectStart = settings.subjectPrefix() + "-live.";
@@ -154,7 +153,7 @@ public final class LiveBus {
     }
   }
 
-  /** On a jnats dispatcher thread: decode here (off the event loop), then hop to the owner's context. */
+  /** On a jnats dispatcher thread: decode here (off the event loop), then hand over. */
   private void onMessage(Message m) {
     Headers h = m.getHeaders();
     String pod = h == null ? null : h.getFirst(POD);
@@ -170,15 +169,9 @@ public final class LiveBus {
       LOG.warning("live fan-out: ignored a malformed message from pod " + pod + " on " + m.getSubject() + ": " + e);
       return;
     }
-    if (waiting.incrementAndGet() > MAX_WAITING) {
-      waiting.decrementAndGet();
-      dropped.incrementAndGet(); // a stored one comes back through a catch-up read
-      return;
+    if (!onReceived.test(r)) {
+      dropped.incrementAndGet();
     }
-    context.runOnContext(v -> {
-      waiting.decrementAndGet();
-      onReceived.accept(r);
-    });
   }
 
   /** Messages not published or not delivered to the owner (each stored one is caught up as a gap). */
