@@ -6,6 +6,7 @@ import dev.cairn.store.feed.FeedMetrics;
 import dev.cairn.store.feed.FeedSettings;
 import dev.cairn.store.feed.StoreAccess;
 import dev.cairn.store.outbox.OutboxCommands;
+import dev.cairn.store.outbox.SqliteOutboxStores;
 import dev.cairn.store.outbox.OutboxPendingGauge;
 import dev.cairn.tree.Addresses;
 import dev.cairn.tree.BoundedChannel;
@@ -162,7 +163,7 @@ public final class DatabaseEngine extends Supervised {
       if (pendingGauge != null) {
         pendingGauge.source(() -> stores.values().stream().mapToLong(SqliteTenantStore::outboxBacklog).sum());
       }
-      outboxCommands = new OutboxCommands(this::storeOf, writers,
+      outboxCommands = new OutboxCommands(new SqliteOutboxStores(this::storeOf, writers),
           channels.open("database-engine->delivery(outbox)", Addresses.DELIVERY));
       feed = new FeedEngine(vertx, channels, writers, readerPool, feedAccess(), meta::feedEpoch,
           feedSettings, feedMetrics, deploymentID());
