@@ -20,6 +20,8 @@ final class MysqlLedger {
   private static final int DUPLICATE_KEY = 1062;
   /** A row released between our INSERT and our look: claim again, a few times at most. */
   private static final int CLAIM_TRIES = 3;
+  /** Still churning after those tries: try again this soon (a lease would park the row for nothing). */
+  private static final long CHURN_RETRY_MS = 1_000;
 
   private static final String INSERT = "INSERT INTO processed_events(tenant_id, event_id, handler, status,"
       + " started_at) VALUES (?, ?, ?, 'in_progress', ?)";
@@ -63,7 +65,7 @@ final class MysqlLedger {
     return db.preparedQuery(LOOK).execute(Tuple.of(tenant, eventId, handler)).compose(rs -> {
       if (rs.size() == 0) {
         return tries > 1 ? claim(db, eventId, handler, now, leaseMs, tries - 1)
-            : Future.succeededFuture(new LedgerClaim.HeldElsewhere(now + leaseMs));
+            : Future.succeededFuture(new LedgerClaim.HeldElsewhere(now + CHURN_RETRY_MS));
       }
       var r = rs.iterator().next();
       if ("done".equals(r.getString(0))) {
