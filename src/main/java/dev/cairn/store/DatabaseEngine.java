@@ -7,6 +7,7 @@ import dev.cairn.store.feed.FeedStores;
 import dev.cairn.store.mysql.MysqlFeedPlacement;
 import dev.cairn.store.mysql.MysqlFeedStore;
 import dev.cairn.store.mysql.MysqlStore;
+import dev.cairn.store.mysql.MysqlTenant;
 import dev.cairn.store.mysql.SharedSweepClaims;
 import dev.cairn.store.mysql.MysqlUrl;
 import dev.cairn.store.signal.SignalMetrics;
@@ -17,6 +18,7 @@ import dev.cairn.store.feed.FeedMetrics;
 import dev.cairn.store.feed.FeedSettings;
 import dev.cairn.store.feed.StoreAccess;
 import dev.cairn.store.outbox.OutboxCommands;
+import dev.cairn.store.outbox.SqliteOutboxStores;
 import dev.cairn.store.outbox.OutboxPendingGauge;
 import dev.cairn.tree.Addresses;
 import dev.cairn.tree.BoundedChannel;
@@ -200,7 +202,9 @@ public final class DatabaseEngine extends Supervised {
       if (pendingGauge != null) {
         pendingGauge.source(() -> stores.values().stream().mapToLong(TenantStore::outboxBacklog).sum());
       }
-      outboxCommands = new OutboxCommands(this::sqliteOf, writers,
+      outboxCommands = new OutboxCommands(target.mysql()
+              ? t -> stores.get(t) instanceof MysqlTenant m ? m.outbox() : null
+              : new SqliteOutboxStores(this::sqliteOf, writers),
           channels.open("database-engine->delivery(outbox)", Addresses.DELIVERY));
       feed = target.mysql()
           ? new FeedEngine(vertx, channels, mysqlFeeds(), t -> Future.succeededFuture(mysqlEpochs.get(t)),
@@ -467,6 +471,9 @@ public final class DatabaseEngine extends Supervised {
     for (Map.Entry<String, TenantStore> e : stores.entrySet()) {
       if (target.mysql() && !lastWriteMs.containsKey(e.getKey())) {
         continue;
+      }
+      if (e.getValue() instanceof MysqlTenant m) {
+        m.outbox().refreshBacklog(); // other pods settle this tenant's rows too: recount while it is awake
       }
       TenantStore store = e.getValue();
       store.purgeExpired(now, 5000)
