@@ -2,7 +2,13 @@ package dev.cairn.store;
 
 import dev.cairn.config.StoreTarget;
 import dev.cairn.root.RootInbox;
+import dev.cairn.store.feed.FeedStore;
+import dev.cairn.store.feed.FeedStores;
+import dev.cairn.store.mysql.MysqlFeedPlacement;
+import dev.cairn.store.mysql.MysqlFeedStore;
 import dev.cairn.store.mysql.MysqlStore;
+import dev.cairn.store.mysql.MysqlTenant;
+import dev.cairn.store.mysql.SharedSweepClaims;
 import dev.cairn.store.mysql.MysqlUrl;
 import dev.cairn.store.signal.SignalMetrics;
 import dev.cairn.store.signal.SignalPlane;
@@ -12,6 +18,7 @@ import dev.cairn.store.feed.FeedMetrics;
 import dev.cairn.store.feed.FeedSettings;
 import dev.cairn.store.feed.StoreAccess;
 import dev.cairn.store.outbox.OutboxCommands;
+import dev.cairn.store.outbox.SqliteOutboxStores;
 import dev.cairn.store.outbox.OutboxPendingGauge;
 import dev.cairn.tree.Addresses;
 import dev.cairn.tree.BoundedChannel;
@@ -61,6 +68,12 @@ public final class DatabaseEngine extends Supervised {
   private SignalSettings signalSettings;
   private SignalMetrics signalMetrics;
   private SignalPlane signal;
+  /** MySQL: this pod's cluster-wide claims of the shared pools' retention sweeps (seed 003). */
+  private SharedSweepClaims sweepClaims;
+  /** {@code pod.id}. */
+  private String podId = "pod";
+  /** MySQL: each tenant's change-feed tables (reactive), made when the tenant is opened. */
+  private final Map<String, MysqlFeedStore> mysqlFeeds = new java.util.concurrent.ConcurrentHashMap<>();
   /** Feed epochs of the MySQL tenants, from the registry at start. */
   private final Map<String, String> mysqlEpochs = new java.util.concurrent.ConcurrentHashMap<>();
   private final Map<String, List<Pending>> pending = new HashMap<>();
@@ -83,8 +96,10 @@ public final class DatabaseEngine extends Supervised {
   private long queryBudgetMillis;
   private String queryBudgetText = "0s";
   private java.util.function.Consumer<String> budgetExceeded = tenant -> { };
-  /** Tenants with a commit since the last NIP-40 sweep (engine's context only). */
-  private final java.util.Set<String> writtenSinceSweep = new java.util.HashSet<>();
+  /** MySQL: a tenant written this recently is active: its DB is awake, the NIP-40 sweep may touch it. */
+  static final long ACTIVE_WINDOW_MS = 10 * 60_000;
+  /** Tenant -> when its last commit landed, for tenants active now (engine's context only). */
+  private final Map<String, Long> lastWriteMs = new HashMap<>();
   /** Tenants whose last periodic DB write failed, with the error (written on the engine's context). */
   private final Map<String, String> dbErrors = new java.util.concurrent.ConcurrentHashMap<>();
 
@@ -119,6 +134,9 @@ public final class DatabaseEngine extends Supervised {
   /** MySQL: the signal plane between pods (seed 003 sections 4 and 6); call before deploying. */
   public DatabaseEngine withSignalPlane(SignalSettings settings, SignalMetrics metrics) {
     this.signalSettings = settings;
+    if (settings != null) {
+      this.podId = settings.podId();
+    }
     this.signalMetrics = metrics;
     return this;
   }
@@ -184,10 +202,18 @@ public final class DatabaseEngine extends Supervised {
       if (pendingGauge != null) {
         pendingGauge.source(() -> stores.values().stream().mapToLong(TenantStore::outboxBacklog).sum());
       }
-      outboxCommands = new OutboxCommands(this::sqliteOf, writers,
+      outboxCommands = new OutboxCommands(target.mysql()
+              ? t -> stores.get(t) instanceof MysqlTenant m ? m.outbox() : null
+              : new SqliteOutboxStores(this::sqliteOf, writers),
           channels.open("database-engine->delivery(outbox)", Addresses.DELIVERY));
-      feed = new FeedEngine(vertx, channels, writers, readerPool, feedAccess(),
-          target.mysql() ? mysqlEpochs::get : meta::feedEpoch, feedSettings, feedMetrics, deploymentID());
+      feed = target.mysql()
+          ? new FeedEngine(vertx, channels, mysqlFeeds(), t -> Future.succeededFuture(mysqlEpochs.get(t)),
+              feedSettings, feedMetrics)
+          : new FeedEngine(vertx, channels, writers, readerPool, feedAccess(), meta::feedEpoch, feedSettings,
+              feedMetrics, deploymentID());
+      if (signal != null) {
+        feed.notifyingOtherPods(signal::notify);
+      }
       inbox = new Inbox<>(vertx, Addresses.DATABASE_ENGINE, DatabaseInbox.class, this::handle);
       vertx.setPeriodic(expirySweepMs, id -> sweepExpired());
       stores.values().forEach(TenantStore::afterWrite); // a new search index builds itself; an old one catches up
@@ -209,10 +235,14 @@ public final class DatabaseEngine extends Supervised {
     }
     return MysqlStore.start(vertx, url, target.poolSize(), target.placement()).compose(m -> {
       mysql = m;
+      sweepClaims = new SharedSweepClaims(m.meta(), podId);
       List<Future<?>> tenants = new ArrayList<>();
       for (String t : tenantIds) {
         tenants.add(m.open(t).onSuccess(store -> {
           stores.put(t, store);
+          mysqlFeeds.put(t, new MysqlFeedStore(store.pool(), t, store.placement().shared()
+              ? MysqlFeedPlacement.shared(store.placement().dbName(), sweepClaims)
+              : MysqlFeedPlacement.dedicated(store.placement().dbName()), feedSettings.insertTimeout()));
           mysqlEpochs.put(t, store.placement().feedEpoch());
           LOG.info("tenant " + t + ": " + store.placement().placement() + " in MySQL database "
               + store.placement().dbName() + ", seq high water " + store.highWaterSeq());
@@ -220,6 +250,21 @@ public final class DatabaseEngine extends Supervised {
       }
       return Future.all(tenants).compose(x -> startSignalPlane(m));
     });
+  }
+
+  /** MySQL: the feed reaches each tenant's tables through its {@link MysqlFeedStore} (opened at start). */
+  private FeedStores mysqlFeeds() {
+    return new FeedStores() {
+      @Override
+      public FeedStore cached(String tenant) {
+        return mysqlFeeds.get(tenant);
+      }
+
+      @Override
+      public Future<FeedStore> reacquire(String tenant) {
+        return Future.succeededFuture(mysqlFeeds.get(tenant)); // null: not a tenant of this pod
+      }
+    };
   }
 
   /**
@@ -381,7 +426,7 @@ public final class DatabaseEngine extends Supervised {
           }
           toRoot.sendOwed(new RootInbox.Persisted(acks));
           if (ar.succeeded()) {
-            writtenSinceSweep.add(tenant);
+            lastWriteMs.put(tenant, System.currentTimeMillis());
           }
           if (ar.succeeded()) { // seed 003: after the commit and its PersistAck, never before
             feed.afterCommit(tenant, ar.result());
@@ -441,17 +486,20 @@ public final class DatabaseEngine extends Supervised {
   }
 
   /**
-   * NIP-40: expired events are deleted on the engine's own clock. On MySQL only tenants written since the
-   * last sweep are swept (seed 003: no timer over cold tenant DBs; a REQ never returns an expired event
-   * anyway, so a cold tenant's expired rows just wait for its next write).
+   * NIP-40: expired events are deleted on the engine's own clock. On MySQL only tenants written in the
+   * last {@link #ACTIVE_WINDOW_MS} are swept (seed 003: no timer over cold tenant DBs; a REQ never returns
+   * an expired event anyway, so a cold tenant's expired rows just wait for its next write).
    */
   private void sweepExpired() {
-    long now = System.currentTimeMillis() / 1000;
-    java.util.Set<String> active = Set.copyOf(writtenSinceSweep);
-    writtenSinceSweep.clear();
+    long nowMs = System.currentTimeMillis();
+    long now = nowMs / 1000;
+    lastWriteMs.values().removeIf(at -> nowMs - at > ACTIVE_WINDOW_MS);
     for (Map.Entry<String, TenantStore> e : stores.entrySet()) {
-      if (target.mysql() && !active.contains(e.getKey())) {
+      if (target.mysql() && !lastWriteMs.containsKey(e.getKey())) {
         continue;
+      }
+      if (e.getValue() instanceof MysqlTenant m) {
+        m.outbox().refreshBacklog(); // other pods settle this tenant's rows too: recount while it is awake
       }
       TenantStore store = e.getValue();
       store.purgeExpired(now, 5000)

@@ -44,6 +44,8 @@ public final class FeedEngine {
 
   private final Vertx vertx;
   private final FeedStores stores;
+  /** Several pods: tells the others that {@code tenant}'s feed grew (the signal plane); one pod: nothing. */
+  private java.util.function.Consumer<String> otherPods = tenant -> { };
   private final FeedSettings settings;
   private final FeedMetrics metrics;
   private final BoundedChannel<DeliveryInbox> toDelivery;
@@ -96,6 +98,15 @@ public final class FeedEngine {
    * After a group commit and its PersistAck: its feed rows landed with it (wake delivery), or their
    * insert failed alone and the changes go to the retry buffer, never failing the write.
    */
+  /**
+   * Several pods (seed 003 section 3): every landed insert and every retry-buffer flush also runs
+   * {@code notify} (the signal plane's hint), so SSE sessions on the other pods wake too.
+   */
+  public FeedEngine notifyingOtherPods(java.util.function.Consumer<String> notify) {
+    this.otherPods = notify;
+    return this;
+  }
+
   public void afterCommit(String tenant, PersistOutcome outcome) {
     if (outcome.feedError() != null) {
       metrics.insert("error", outcome.feed().size());
@@ -166,6 +177,7 @@ public final class FeedEngine {
   private void landed(String tenant, FeedBounds bounds) {
     metrics.rows(tenant).set(bounds.rowsEstimate());
     toDelivery.sendOwed(new DeliveryInbox.FeedWake(tenant, bounds.high()));
+    otherPods.accept(tenant);
     FeedStore store = stores.cached(tenant);
     if (store != null && shutdown == null) {
       Future<SweepResult> f = sweep.maybeSweep(tenant, store);

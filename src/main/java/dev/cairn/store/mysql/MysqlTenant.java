@@ -27,21 +27,34 @@ public final class MysqlTenant implements TenantStore {
   private final MysqlEventReader reader;
   private final MysqlExpiryPurge purge;
   private final AtomicLong highWater;
+  /** Seed 000 on this dialect: claims with SKIP LOCKED, so several pods deliver one tenant safely. */
+  private final MysqlOutboxStore outbox;
 
-  private MysqlTenant(MysqlPlacement placement, Pool pool, long highWater) {
+  private MysqlTenant(MysqlPlacement placement, Pool pool, long highWater, MysqlOutboxStore outbox) {
     this.placement = placement;
     this.pool = pool;
+    this.outbox = outbox;
     this.writer = new MysqlEventWriter(placement.tenant());
     this.reader = new MysqlEventReader(placement.tenant());
     this.purge = new MysqlExpiryPurge(placement.tenant());
     this.highWater = new AtomicLong(highWater);
   }
 
-  /** Opens the tenant on {@code pool}: reads its committed high water from its counter row. */
+  /**
+   * Opens the tenant on {@code pool}: reads its committed high water from its counter row, and its
+   * outbox backlog.
+   */
   static Future<MysqlTenant> open(MysqlPlacement placement, Pool pool) {
-    return pool.preparedQuery("SELECT event_seq FROM tenant_counters WHERE tenant_id = ?")
-        .execute(Tuple.of(placement.tenant()))
-        .map(rows -> new MysqlTenant(placement, pool, rows.size() == 0 ? 0 : rows.iterator().next().getLong(0)));
+    return MysqlOutboxStore.open(pool, placement.tenant()).compose(outbox -> outbox.refreshBacklog()
+        .compose(backlog -> pool.preparedQuery("SELECT event_seq FROM tenant_counters WHERE tenant_id = ?")
+            .execute(Tuple.of(placement.tenant())))
+        .map(rows -> new MysqlTenant(placement, pool, rows.size() == 0 ? 0 : rows.iterator().next().getLong(0),
+            outbox)));
+  }
+
+  /** The tenant's outbox (claims, settlements, ledger) on this dialect. */
+  public MysqlOutboxStore outbox() {
+    return outbox;
   }
 
   public MysqlPlacement placement() {
@@ -71,11 +84,14 @@ public final class MysqlTenant implements TenantStore {
   @Override
   public Future<PersistOutcome> persist(List<NostrEvent> batch, long now) {
     return writer.persist(pool, batch, now).onSuccess(out -> {
+      int outboxRows = 0;
       for (PersistResult r : out.results()) {
         if (r instanceof PersistResult.Stored s) {
           sawCommitted(s.seq());
+          outboxRows += 1 + s.removed().size(); // EventStored + an EventDeleted per removal
         }
       }
+      outbox.enqueued(outboxRows);
     });
   }
 
@@ -102,12 +118,12 @@ public final class MysqlTenant implements TenantStore {
 
   @Override
   public Future<List<Removal>> purgeExpired(long now, int maxRows) {
-    return purge.purge(pool, now, maxRows);
+    return purge.purge(pool, now, maxRows).onSuccess(removed -> outbox.enqueued(removed.size()));
   }
 
   @Override
   public long outboxBacklog() {
-    return 0; // counted by the outbox part on this dialect
+    return outbox.backlog(); // this pod's count: rows it wrote, less rows it settled (refreshed at open)
   }
 
   @Override

@@ -3,43 +3,33 @@ package dev.cairn.store.outbox;
 import dev.cairn.delivery.DeliveryInbox;
 import dev.cairn.delivery.OutboxReply;
 import dev.cairn.store.OutboxCommand;
-import dev.cairn.store.SqliteTenantStore;
-import dev.cairn.store.TenantWriters;
 import dev.cairn.tree.BoundedChannel;
-import dev.cairn.store.Sql;
-import java.sql.SQLException;
-import java.util.ArrayList;
+import io.vertx.core.Future;
 import java.util.HashMap;
-import java.util.HashSet;
-import java.util.List;
-import java.util.Set;
 import java.util.Map;
 import java.util.function.Function;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * database-engine's side of the outbox: runs {@link OutboxCommand}s as JDBC on the engine's executors
- * (writes on the tenant's writer lane, never on the event loop) and answers into delivery. Also
- * sends delivery the {@code OutboxWake} after a commit that enqueued rows.
+ * database-engine's side of the outbox: runs each {@link OutboxCommand} on its tenant's
+ * {@link OutboxStore} (SQLite or MySQL: the store decides threads and transactions, never the event
+ * loop) and answers into delivery. Also sends delivery the {@code OutboxWake} after a commit that
+ * enqueued rows. Runs on the engine's context; the stores answer there.
  */
 public final class OutboxCommands {
   private static final Logger LOG = Logger.getLogger(OutboxCommands.class.getName());
   private static final long PRUNE_EVERY_MS = 3_600_000;
   private static final int PRUNE_MAX = 5_000;
-  /** Commands in one transaction at most. */
-  private static final int MAX_BATCH = 1024;
 
-  private final Function<String, SqliteTenantStore> stores;
-  private final TenantWriters writers;
+  private final Function<String, OutboxStore> stores;
   private final BoundedChannel<DeliveryInbox> toDelivery;
   /** Per tenant, when done rows and ledger rows were last pruned (lazily, from a Settle). */
   private final Map<String, Long> lastPrune = new HashMap<>();
 
-  public OutboxCommands(Function<String, SqliteTenantStore> stores, TenantWriters writers,
-      BoundedChannel<DeliveryInbox> toDelivery) {
+  /** {@code stores}: a tenant's outbox store, null when the tenant has no open store. */
+  public OutboxCommands(Function<String, OutboxStore> stores, BoundedChannel<DeliveryInbox> toDelivery) {
     this.stores = stores;
-    this.writers = writers;
     this.toDelivery = toDelivery;
   }
 
@@ -48,117 +38,56 @@ public final class OutboxCommands {
     toDelivery.sendOwed(new DeliveryInbox.OutboxWake(tenant));
   }
 
-  /**
-   * Queues one command; {@code release} gives the request's credit back when it is answered. Commands
-   * of a tenant that arrive while its previous batch runs go together into the next transaction
-   * (group commit, as for events), each under its own savepoint so one failure fails only itself.
-   */
+  /** Runs one command; {@code release} gives the request's credit back when it is answered. */
   public void handle(OutboxCommand cmd, Runnable release) {
-    SqliteTenantStore store = stores.apply(cmd.tenant());
+    OutboxStore store = stores.apply(cmd.tenant());
     if (store == null) {
       release.run();
       toDelivery.sendOwed(failed(cmd, "unknown tenant " + cmd.tenant()));
       return;
     }
-    pending.computeIfAbsent(cmd.tenant(), t -> new ArrayList<>()).add(new Queued(cmd, workFor(cmd), release));
-    runNext(cmd.tenant());
-  }
-
-  private record Queued(OutboxCommand cmd, SqliteTenantStore.SqlWork<OutboxReply> work, Runnable release) {}
-
-  private final Map<String, List<Queued>> pending = new HashMap<>();
-  private final Set<String> running = new HashSet<>();
-
-  private void runNext(String tenant) {
-    List<Queued> queue = pending.get(tenant);
-    SqliteTenantStore store = stores.apply(tenant);
-    if (queue == null || queue.isEmpty() || running.contains(tenant) || store == null) {
-      return;
+    Future<OutboxReply> reply;
+    try {
+      reply = run(store, cmd);
+    } catch (RuntimeException e) {
+      reply = Future.failedFuture(e);
     }
-    List<Queued> batch = new ArrayList<>(queue.subList(0, Math.min(MAX_BATCH, queue.size())));
-    queue.subList(0, batch.size()).clear();
-    running.add(tenant);
-    writers.execute(tenant, () -> store.outboxTransaction(conn -> runIsolated(conn, batch)))
-        .onComplete(ar -> {
-          running.remove(tenant);
-          for (int i = 0; i < batch.size(); i++) {
-            Queued q = batch.get(i);
-            q.release().run();
-            Object r = ar.succeeded() ? ar.result().get(i) : ar.cause();
-            if (r instanceof OutboxReply reply) {
-              store.outboxSettled(leftBacklog(reply)); // committed: the pending gauge follows at once
-              toDelivery.sendOwed(reply);
-            } else {
-              Throwable t = (Throwable) r;
-              LOG.log(Level.WARNING, "outbox work failed for tenant " + tenant + ": "
-                  + q.cmd().getClass().getSimpleName(), t);
-              toDelivery.sendOwed(failed(q.cmd(), String.valueOf(t.getMessage())));
-            }
-          }
-          runNext(tenant);
-        });
-  }
-
-  /** Each command under a savepoint: its reply, or the exception that rolled back only its own work. */
-  private static List<Object> runIsolated(Sql sql, List<Queued> batch) throws SQLException {
-    List<Object> out = new ArrayList<>(batch.size());
-    for (Queued q : batch) {
-      sql.execute("SAVEPOINT outbox_command");
-      try {
-        out.add(q.work().run(sql));
-        sql.execute("RELEASE outbox_command");
-      } catch (SQLException | RuntimeException e) {
-        sql.execute("ROLLBACK TO outbox_command");
-        sql.execute("RELEASE outbox_command");
-        out.add(e);
+    reply.onComplete(ar -> {
+      release.run();
+      if (ar.succeeded()) {
+        toDelivery.sendOwed(ar.result());
+      } else {
+        LOG.log(Level.WARNING, "outbox work failed for tenant " + cmd.tenant() + ": "
+            + cmd.getClass().getSimpleName(), ar.cause());
+        toDelivery.sendOwed(failed(cmd, String.valueOf(ar.cause().getMessage())));
       }
-    }
-    return out;
+    });
   }
 
-  private SqliteTenantStore.SqlWork<OutboxReply> workFor(OutboxCommand cmd) {
+  private Future<OutboxReply> run(OutboxStore store, OutboxCommand cmd) {
+    long now = System.currentTimeMillis();
     if (cmd instanceof OutboxCommand.ClaimDue c) {
-      return conn -> {
-        long now = System.currentTimeMillis();
-        OutboxQueue.Claim claim = OutboxQueue.claimDue(conn, c.tenant(), now, c.limit(), c.leaseMs(), !c.settle());
-        if (!c.settle()) {
-          return new OutboxReply.Claimed(c.requestId(), claim, null);
-        }
-        // no handler outside the DB: delivered as soon as claimed (the search indexer reads the rows on its own)
-        int settled = OutboxQueue.markDone(conn, claim.rows());
-        return new OutboxReply.Claimed(c.requestId(), new OutboxQueue.Claim(List.of(), claim.nextDueMs(), settled), null);
-      };
+      // settle: no handler outside the DB, delivered as soon as claimed (the search indexer reads the rows on its own)
+      return (c.settle() ? store.claimAndMarkDone(now, c.limit(), c.leaseMs())
+          : store.claimDue(now, c.limit(), c.leaseMs(), true))
+          .map(claim -> new OutboxReply.Claimed(c.requestId(), claim, null));
     } else if (cmd instanceof OutboxCommand.Settle s) {
-      boolean prune = duePrune(s.tenant());
-      return conn -> {
-        OutboxQueue.Settled settled = OutboxQueue.settle(conn, s.settlements());
-        if (prune) {
-          long now = System.currentTimeMillis();
-          OutboxQueue.pruneDone(conn, now, PRUNE_MAX);
-          ProcessedEventLedger.prune(conn, now, PRUNE_MAX);
-        }
-        return new OutboxReply.Settled(s.requestId(), settled.left(), settled.deadLettered(), null);
-      };
+      Future<OutboxReply> settled = store.settle(s.settlements())
+          .map(r -> new OutboxReply.Settled(s.requestId(), r.left(), r.deadLettered(), null));
+      if (duePrune(s.tenant())) {
+        // Asked right after the settle: on SQLite it usually shares its transaction.
+        store.prune(now, PRUNE_MAX).onFailure(t -> LOG.log(Level.WARNING,
+            "outbox prune failed for tenant " + s.tenant(), t));
+      }
+      return settled;
     } else if (cmd instanceof OutboxCommand.ClaimLedger l) {
-      return conn -> new OutboxReply.LedgerClaimed(l.requestId(),
-          ProcessedEventLedger.claim(conn, l.eventId(), l.handler(), System.currentTimeMillis(), l.leaseMs()), null);
+      return store.claimLedger(l.eventId(), l.handler(), now, l.leaseMs())
+          .map(claim -> new OutboxReply.LedgerClaimed(l.requestId(), claim, null));
     } else if (cmd instanceof OutboxCommand.FinishLedger f) {
-      return conn -> new OutboxReply.LedgerFinished(f.requestId(), f.done()
-          ? ProcessedEventLedger.done(conn, f.eventId(), f.handler(), f.startedAt(), System.currentTimeMillis())
-          : ProcessedEventLedger.release(conn, f.eventId(), f.handler(), f.startedAt()), null);
+      return store.finishLedger(f.eventId(), f.handler(), f.startedAt(), f.done(), now)
+          .map(changed -> new OutboxReply.LedgerFinished(f.requestId(), changed, null));
     }
     throw new IllegalStateException("unhandled outbox command " + cmd);
-  }
-
-  /** Outbox rows a committed reply took out of the backlog (done or dead-lettered). */
-  private static int leftBacklog(OutboxReply reply) {
-    if (reply instanceof OutboxReply.Settled s) {
-      return s.left();
-    }
-    if (reply instanceof OutboxReply.Claimed c && c.claim() != null) {
-      return c.claim().settled();
-    }
-    return 0;
   }
 
   private boolean duePrune(String tenant) {
