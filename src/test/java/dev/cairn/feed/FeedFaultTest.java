@@ -43,6 +43,9 @@ class FeedFaultTest {
 
   /** Event ids in store commit order: the order in which the failed inserts filled the buffer. */
   private static List<String> commitOrder(TestRelay relay, String tenant) throws Exception {
+    if (dev.cairn.relay.TestDialect.mysql()) {
+      return dev.cairn.relay.TestDialect.strings(relay.dataDir(), tenant, "SELECT lower(hex(id)) FROM events ORDER BY seq");
+    }
     List<String> out = new ArrayList<>();
     try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + FeedSupport.tenantDb(relay, tenant));
         Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SELECT lower(hex(id)) FROM events ORDER BY seq")) {

@@ -105,6 +105,10 @@ final class FeedSupport {
 
   /** Runs SQL on the tenant DB through a connection of the test's own (the relay keeps its own open). */
   static void sql(TestRelay relay, String tenant, String sql) throws Exception {
+    if (dev.cairn.relay.TestDialect.mysql()) {
+      dev.cairn.relay.TestDialect.execute(relay.dataDir(), tenant, sql);
+      return;
+    }
     try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + tenantDb(relay, tenant));
         Statement st = c.createStatement()) {
       st.execute("PRAGMA busy_timeout = 5000");
@@ -114,6 +118,11 @@ final class FeedSupport {
 
   /** Makes the feed table unwritable: every insert aborts. */
   static void breakFeed(TestRelay relay, String tenant) throws Exception {
+    if (dev.cairn.relay.TestDialect.mysql()) {
+      sql(relay, tenant, "CREATE TRIGGER feed_fault BEFORE INSERT ON feed_events FOR EACH ROW"
+          + " SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'injected'");
+      return;
+    }
     sql(relay, tenant, "CREATE TRIGGER feed_fault BEFORE INSERT ON feed_events BEGIN SELECT RAISE(ABORT, 'injected'); END");
   }
 

@@ -70,6 +70,24 @@ public final class TestDialect {
         }));
   }
 
+  /** Runs {@code sql} in the database of {@code tenant} of the relay on {@code dataDir} (MySQL dialect). */
+  public static void execute(Path dataDir, String tenant, String sql) throws Exception {
+    onServer(admin -> Future.<Void>succeededFuture().compose(v -> admin.withConnection(c -> c.query("USE `" + metaDb(dataDir) + "_t_" + tenant + "`").execute()
+            .compose(x -> c.query(sql).execute()))));
+  }
+
+  /** The first column of {@code sql}'s rows, as strings, in the database of {@code tenant} (MySQL dialect). */
+  public static List<String> strings(Path dataDir, String tenant, String sql) throws Exception {
+    return onServer(admin -> admin.withConnection(c -> c.query("USE `" + metaDb(dataDir) + "_t_" + tenant + "`")
+        .execute().compose(x -> c.query(sql).execute()).map(rows -> {
+          List<String> out = new ArrayList<>();
+          for (Row r : rows) {
+            out.add(String.valueOf(r.getValue(0)));
+          }
+          return out;
+        })));
+  }
+
   private static <T> T onServer(Function<Pool, Future<T>> work) throws Exception {
     Vertx vertx = Vertx.vertx();
     try {
