@@ -35,6 +35,7 @@ class ScaleOutIT {
       List<ReqRecorder> live = List.of(
           ReqRecorder.open(cluster.vertx, a, filter), ReqRecorder.open(cluster.vertx, a, filter),
           ReqRecorder.open(cluster.vertx, b, filter), ReqRecorder.open(cluster.vertx, b, filter));
+      List<SseRecorder> feeds = List.of(SseRecorder.follow(a), SseRecorder.follow(b));
 
       writer.write(0, EVENTS / 2);
       ReqRecorder midStorm = ReqRecorder.open(cluster.vertx, b, filter.copy().put("limit", EVENTS));
@@ -58,6 +59,17 @@ class ScaleOutIT {
       assertEquals(accepted, Set.copyOf(ids), "mid-storm REQ: history + live cover every event, no gap");
       assertInSeqOrder(ids.subList(midStorm.storedCount(), ids.size()), seqs);
       assertTrue(b.metrics().contains("cairn_live_remote_total"), "pod B counts events it got from pod A");
+      // SSE on both pods: every event once, in feed seq order (woken through the signal plane).
+      for (SseRecorder f : feeds) {
+        awaitSize(f::ids, EVENTS);
+        assertEquals(EVENTS, f.ids().size(), "SSE: no frame twice");
+        assertEquals(accepted, Set.copyOf(f.ids()), "SSE: every event once");
+        List<Long> feedSeqs = f.seqs();
+        for (int i = 1; i < feedSeqs.size(); i++) {
+          assertTrue(feedSeqs.get(i) > feedSeqs.get(i - 1), "SSE frames in seq order at " + i + ": " + feedSeqs);
+        }
+        f.close();
+      }
     }
   }
 
