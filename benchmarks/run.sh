@@ -14,7 +14,10 @@
 #                 free port, on a fresh database, for each scenario, and stop it by its PID afterwards
 #   --peer URL    a peer relay that is already running (loopback only); --peer-pid PID gives its RSS.
 #                 Its store is NOT reset between scenarios (use a fresh one)
+#   --peer cairn  a second Cairn (this jar) on embedded SQLite as the peer: with --dialect mysql, MariaDB vs SQLite
 #   --peer-name   the peer's column title (default strfry, or "peer" for a URL)
+#   --dialect D   the store of the Cairn in slot 0: sqlite (default) or mysql (a fresh meta database per
+#                 scenario on $CAIRN_BENCH_MYSQL, default mysql://root@127.0.0.1:3306, dropped afterwards)
 #   --relay URL   benchmark this relay instead of starting Cairn (loopback only); --relay-pid PID for RSS
 #   --only        comma list of: ingest, fanout, query, idle, sse, outbox, jmh (default: all).
 #                 sse (change feed) and outbox (NATS) run on a started Cairn only, never on the peer
@@ -46,6 +49,8 @@ BUILD_CAIRN=1
 JAR="$TOP/target/cairn.jar"
 KEEP=0
 JFR=0
+DIALECT=sqlite
+CAIRN_BENCH_MYSQL=${CAIRN_BENCH_MYSQL:-mysql://root@127.0.0.1:3306}
 STRFRY_RUN=${STRFRY_RUN:-$(dirname "$TOP")/shared/peers/strfry/run}
 
 while [ $# -gt 0 ]; do
@@ -56,6 +61,7 @@ while [ $# -gt 0 ]; do
     --peer) PEER_ARG="$2"; shift ;;
     --peer-pid) PEER_PID_ARG="$2"; shift ;;
     --peer-name) PEER_NAME_ARG="$2"; shift ;;
+    --dialect) DIALECT="$2"; shift ;;
     --only) ONLY="$2"; shift ;;
     --no-build) BUILD=0 ;;
     --jar) JAR="$2"; BUILD_CAIRN=0; shift ;;
@@ -101,24 +107,29 @@ fi
 PRELOAD_ARGS=(--connections 8 --window 64)
 
 # ------------------------------------------------------------------ relays: slot 0 = Cairn (or --relay), slot 1 = the peer
-R_NAME=(); R_KIND=(); R_URL=(); R_PID=(); R_LOG=(); R_DESC=()
+case "$DIALECT" in sqlite|mysql) ;; *) echo "--dialect takes sqlite or mysql, got $DIALECT" >&2; exit 2 ;; esac
+R_NAME=(); R_KIND=(); R_URL=(); R_PID=(); R_LOG=(); R_DESC=(); R_DIALECT=(); R_DB=()
 if [ -n "$RELAY_URL_ARG" ]; then
-  R_NAME+=("relay"); R_KIND+=("external"); R_URL+=("$RELAY_URL_ARG"); R_PID+=("$RELAY_PID_ARG"); R_LOG+=("")
+  R_NAME+=("relay"); R_KIND+=("external"); R_URL+=("$RELAY_URL_ARG"); R_PID+=("$RELAY_PID_ARG"); R_LOG+=(""); R_DIALECT+=(""); R_DB+=("")
   R_DESC+=("external relay $RELAY_URL_ARG${RELAY_PID_ARG:+ (pid $RELAY_PID_ARG)}")
 else
-  R_NAME+=("Cairn"); R_KIND+=("cairn"); R_URL+=(""); R_PID+=(""); R_LOG+=("")
-  R_DESC+=("Cairn $JAR, default JVM flags, a fresh process and data directory per scenario$([ $JFR = 1 ] && echo ' (ingest recorded with JFR)')")
+  R_NAME+=("Cairn$([ "$DIALECT" = mysql ] && echo '-MariaDB')"); R_KIND+=("cairn"); R_URL+=(""); R_PID+=(""); R_LOG+=("")
+  R_DIALECT+=("$DIALECT"); R_DB+=("")
+  R_DESC+=("Cairn $JAR on $([ "$DIALECT" = mysql ] && echo "MySQL ($CAIRN_BENCH_MYSQL, a fresh meta database per scenario)" || echo 'embedded SQLite'), default JVM flags, a fresh process and data directory per scenario$([ $JFR = 1 ] && echo ' (ingest recorded with JFR)')")
 fi
 case "$PEER_ARG" in
   "") ;;
+  cairn)
+    R_NAME+=("${PEER_NAME_ARG:-Cairn-SQLite}"); R_KIND+=("cairn"); R_URL+=(""); R_PID+=(""); R_LOG+=(""); R_DIALECT+=("sqlite"); R_DB+=("")
+    R_DESC+=("Cairn $JAR on embedded SQLite, default JVM flags, a fresh process and data directory per scenario") ;;
   strfry)
     [ -x "$STRFRY_RUN" ] || { echo "no strfry run script at $STRFRY_RUN (set STRFRY_RUN)" >&2; exit 2; }
-    R_NAME+=("${PEER_NAME_ARG:-strfry}"); R_KIND+=("strfry"); R_URL+=(""); R_PID+=(""); R_LOG+=("")
+    R_NAME+=("${PEER_NAME_ARG:-strfry}"); R_KIND+=("strfry"); R_URL+=(""); R_PID+=(""); R_LOG+=(""); R_DIALECT+=(""); R_DB+=("")
     R_DESC+=("strfry $(sed -n 's/.*Build: strfry \([^ ]*\).*/\1/p' "$(dirname "$STRFRY_RUN")/README.md" 2>/dev/null | head -1) via $STRFRY_RUN, default config, a fresh database per scenario") ;;
   ws://*|wss://*)
-    R_NAME+=("${PEER_NAME_ARG:-peer}"); R_KIND+=("external"); R_URL+=("$PEER_ARG"); R_PID+=("$PEER_PID_ARG"); R_LOG+=("")
+    R_NAME+=("${PEER_NAME_ARG:-peer}"); R_KIND+=("external"); R_URL+=("$PEER_ARG"); R_PID+=("$PEER_PID_ARG"); R_LOG+=(""); R_DIALECT+=(""); R_DB+=("")
     R_DESC+=("external peer $PEER_ARG${PEER_PID_ARG:+ (pid $PEER_PID_ARG)}, store not reset between scenarios") ;;
-  *) echo "--peer takes strfry or ws://HOST:PORT, got $PEER_ARG" >&2; exit 2 ;;
+  *) echo "--peer takes strfry, cairn or ws://HOST:PORT, got $PEER_ARG" >&2; exit 2 ;;
 esac
 [ "${#R_NAME[@]}" -lt 2 ] || [ "${R_NAME[0]}" != "${R_NAME[1]}" ] || { echo "the two relays need different names (--peer-name)" >&2; exit 2; }
 loopback_only() {
@@ -178,7 +189,12 @@ relay_up() {
       local jvm=()
       [ $JFR = 1 ] && [ "$tag" = ingest ] && \
         jvm=(-XX:StartFlightRecording=filename="$WORK/relay.jfr",settings=profile,method-profiling=normal,dumponexit=true)
-      env CAIRN_HTTP_HOST=127.0.0.1 CAIRN_HTTP_PORT="$port" CAIRN_STORE_DIR="$dir/data" "$@" \
+      local store_env=()
+      if [ "${R_DIALECT[$i]}" = mysql ]; then
+        R_DB[$i]="cairn_bench_${tag//[^a-z0-9]/_}_$$_$i"
+        store_env=(CAIRN_STORE_DIALECT=mysql CAIRN_STORE_URL="$CAIRN_BENCH_MYSQL/${R_DB[$i]}")
+      fi
+      env CAIRN_HTTP_HOST=127.0.0.1 CAIRN_HTTP_PORT="$port" CAIRN_STORE_DIR="$dir/data" "${store_env[@]}" "$@" \
         java "${jvm[@]}" -jar "$WORK/cairn.jar" > "$dir/relay.log" 2>&1 &
       R_PID[$i]=$!; R_URL[$i]="ws://127.0.0.1:$port"; R_LOG[$i]="$dir/relay.log"
       for _ in $(seq 1 240); do
@@ -215,6 +231,21 @@ relay_down() {
     wait "$pid" 2>/dev/null; local rc=$?
     [ $rc = 0 ] || FAILED+=("${R_NAME[$i]} exited $rc on SIGTERM")
   fi
+  drop_mysql "$i"
+}
+
+# drop_mysql I: drops the MySQL databases of relay I's scenario (its meta DB and the tenant DBs beside it)
+drop_mysql() {
+  local i=$1 db=${R_DB[$1]}
+  [ -n "$db" ] || return 0
+  R_DB[$i]=""
+  local h=${CAIRN_BENCH_MYSQL#mysql://}; local user=${h%%@*}; h=${h#*@}
+  local host=${h%%:*} port=3306; [[ "$h" == *:* ]] && port=${h##*:}
+  mysql -u"${user%%:*}" $([[ "$user" == *:* ]] && echo "-p${user#*:}") -h"$host" -P"$port" -N \
+    -e "SELECT schema_name FROM information_schema.schemata WHERE schema_name LIKE '${db}%'" 2>/dev/null \
+    | while read -r d; do
+        mysql -u"${user%%:*}" $([[ "$user" == *:* ]] && echo "-p${user#*:}") -h"$host" -P"$port" -e "DROP DATABASE \`$d\`"
+      done
 }
 
 relay_alive() { # relay_alive I: the relay's process is still there (when we know its PID)

@@ -25,7 +25,8 @@ final class Cluster implements AutoCloseable {
   final String metaDb = "cairn_so_" + UUID.randomUUID().toString().replace("-", "").substring(0, 10);
   final String prefix = "cso" + UUID.randomUUID().toString().replace("-", "").substring(0, 8);
   final Path dir;
-  private final String server;
+  /** mysql://USER@HOST:PORT of the test server. */
+  final String server;
   private final Pool admin;
   private final List<Pod> pods = new ArrayList<>();
 
@@ -49,7 +50,11 @@ final class Cluster implements AutoCloseable {
   }
 
   Pod start(String id, Map<String, String> extra) throws Exception {
-    Pod p = Pod.start(id, dir, env(extra));
+    return start(id, extra, null);
+  }
+
+  Pod start(String id, Map<String, String> extra, Path config) throws Exception {
+    Pod p = Pod.start(id, dir, env(extra), config);
     pods.add(p);
     return p;
   }

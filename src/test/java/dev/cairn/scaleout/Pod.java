@@ -9,6 +9,8 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
@@ -41,11 +43,20 @@ final class Pod implements AutoCloseable {
 
   /** Starts pod {@code id} with {@code env} and returns once its {@code /readyz} answers 200. */
   static Pod start(String id, Path dir, Map<String, String> env) throws Exception {
+    return start(id, dir, env, null);
+  }
+
+  /** As {@link #start(String, Path, Map)}, with a {@code --config} file when {@code config} is not null. */
+  static Pod start(String id, Path dir, Map<String, String> env, Path config) throws Exception {
     int port = freePort();
     Path data = Files.createDirectories(dir.resolve(id));
     Path log = dir.resolve(id + ".log");
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    ProcessBuilder pb = new ProcessBuilder(java, "-Xmx384m", "-jar", jar().toString());
+    List<String> cmd = new ArrayList<>(List.of(java, "-Xmx384m", "-jar", jar().toString()));
+    if (config != null) {
+      cmd.addAll(List.of("--config", config.toString()));
+    }
+    ProcessBuilder pb = new ProcessBuilder(cmd);
     pb.environment().putAll(env);
     pb.environment().put("CAIRN_POD_ID", id);
     pb.environment().put("CAIRN_HTTP_PORT", String.valueOf(port));
