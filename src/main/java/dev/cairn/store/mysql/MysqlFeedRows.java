@@ -49,7 +49,7 @@ final class MysqlFeedRows {
     }
     long last = seq;
     return conn.query("SAVEPOINT feed").execute()
-        .compose(v -> conn.preparedQuery(INSERT).executeBatch(rows))
+        .compose(v -> MultiRowInsert.run(conn, INSERT, rows))
         .compose(v -> conn.preparedQuery("SELECT MIN(seq) FROM feed_events WHERE tenant_id = ?").execute(Tuple.of(tenantId)))
         .map(min -> {
           Long oldest = min.iterator().next().getLong(0);

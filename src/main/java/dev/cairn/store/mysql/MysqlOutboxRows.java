@@ -63,7 +63,7 @@ final class MysqlOutboxRows {
       return Future.succeededFuture(lastQueueId);
     }
     long last = id;
-    return conn.preparedQuery(INSERT).executeBatch(rows).map(v -> last)
+    return MultiRowInsert.run(conn, INSERT, rows).map(v -> last)
         .recover(e -> Future.failedFuture(new StoreException("outbox rows " + (lastQueueId + 1) + ".." + last
             + " of tenant " + tenantId + " not written: " + BatchErrors.describe(e), e)));
   }
