@@ -3,7 +3,6 @@ package dev.cairn.store;
 import dev.cairn.nostr.Filter;
 import dev.cairn.nostr.Hex;
 import dev.cairn.nostr.Kinds;
-import dev.cairn.store.outbox.SearchIndex;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.ArrayList;
@@ -48,19 +47,12 @@ public final class FilterSql {
   /**
    * {@link #where(Filter, long, long)} in {@code dialect}; {@code tenant} scopes every table for
    * {@link SqlDialect#MYSQL} (ignored for SQLite). Params are Strings, Integers, Longs and byte[].
-   *
-   * @throws IllegalArgumentException for a NIP-50 search on MySQL, which has no full-text index yet
    */
   public static Where where(Filter f, long seqBelow, long now, SqlDialect dialect, String tenant) {
     if (dialect.scopedByTenant() && tenant == null) {
       throw new IllegalArgumentException("a " + dialect + " filter needs a tenant id to scope its tables");
     }
-    if (f.search() != null && dialect != SqlDialect.SQLITE) {
-      // Refused rather than ignored: dropping the condition would return events that do not match.
-      throw new IllegalArgumentException("NIP-50 search is not supported on " + dialect
-          + ": there is no full-text index for it yet");
-    }
-    String match = f.search() == null ? null : SearchIndex.matchExpression(f.search());
+    String match = f.search() == null ? null : dialect.searchQuery(f.search());
     if (f.search() != null && match == null) {
       return null;
     }
@@ -145,8 +137,11 @@ public final class FilterSql {
       sql.append(')');
     }
     if (match != null) {
-      // NIP-50: the outbox search handler's FTS5 index (seed 000), keyed by store seq.
-      sql.append(" AND e.seq IN (SELECT rowid FROM s.search_fts WHERE search_fts MATCH ?)");
+      // NIP-50: SQLite's FTS5 index (kept by seed 000's search handler) or MySQL's search_docs, by seq.
+      sql.append(" AND ").append(dialect.searchCondition());
+      if (dialect.scopedByTenant()) {
+        params.add(tenant);
+      }
       params.add(match);
     }
     return new Where(from, sql.toString(), order, params);

@@ -88,6 +88,29 @@ public final class TestDialect {
         })));
   }
 
+  /**
+   * Writes {@code events} straight into {@code tenant}'s database of the relay on {@code dataDir} (MySQL
+   * dialect; the relay has created and migrated it, and is stopped), in batches, through the store's
+   * writer: the MySQL counterpart of filling a SQLite tenant file directly.
+   */
+  public static void persist(Path dataDir, String tenant, List<dev.cairn.nostr.NostrEvent> events, long now)
+      throws Exception {
+    Vertx vertx = Vertx.vertx();
+    try {
+      Pool pool = MySQLBuilder.pool().connectingTo(MysqlUrl.parse(server() + "/" + metaDb(dataDir) + "_t_" + tenant)
+          .connectOptions()).using(vertx).build();
+      dev.cairn.store.mysql.MysqlEventWriter writer = new dev.cairn.store.mysql.MysqlEventWriter(tenant);
+      Future<Void> chain = Future.succeededFuture();
+      for (int i = 0; i < events.size(); i += 1000) {
+        List<dev.cairn.nostr.NostrEvent> batch = events.subList(i, Math.min(events.size(), i + 1000));
+        chain = chain.compose(v -> writer.persist(pool, batch, now).mapEmpty());
+      }
+      chain.eventually(pool::close).toCompletionStage().toCompletableFuture().get(300, TimeUnit.SECONDS);
+    } finally {
+      vertx.close();
+    }
+  }
+
   private static <T> T onServer(Function<Pool, Future<T>> work) throws Exception {
     Vertx vertx = Vertx.vertx();
     try {

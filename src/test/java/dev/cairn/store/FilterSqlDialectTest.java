@@ -55,11 +55,27 @@ class FilterSqlDialectTest {
   }
 
   @Test
-  void mysqlNeedsATenantAndRefusesSearch() {
-    Filter search = new Filter(null, null, null, null, null, null, null, "word");
+  void mysqlNeedsATenant() {
     assertThrows(IllegalArgumentException.class, () -> FilterSql.where(FILTERS.get(0), 1, 1, SqlDialect.MYSQL, null));
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> FilterSql.where(search, 1, 1, SqlDialect.MYSQL, TENANT));
-    assertTrue(e.getMessage().contains("NIP-50"), e.getMessage());
+  }
+
+  @Test
+  void searchIsAFulltextMatchScopedByTenantOnMysql() {
+    Filter search = new Filter(null, Set.of(Ev.ALICE), null, null, null, null, null, "The  a+b -x* \"q\" k:v");
+    FilterSql.Where w = FilterSql.where(search, 1, 1, SqlDialect.MYSQL, TENANT);
+    String all = w.from() + " " + w.sql();
+    assertEquals(w.params().size(), all.chars().filter(c -> c == '?').count(), all);
+    assertTrue(all.contains("MATCH (sd.body) AGAINST (? IN BOOLEAN MODE)"), all);
+    assertTrue(all.contains("sd.tenant_id = ?"), all);
+    // Words only (operators and quotes dropped, key:value ignored), each required, under the prefix.
+    assertEquals("+zzthe +zzab +zzx +zzq", w.params().get(w.params().size() - 1));
+    assertEquals(TENANT, w.params().get(w.params().size() - 2));
+    // No word: matches nothing, as on SQLite.
+    Filter none = new Filter(null, null, null, null, null, null, null, "-- k:v !");
+    assertEquals(null, FilterSql.where(none, 1, 1, SqlDialect.MYSQL, TENANT));
+    assertEquals(null, FilterSql.where(none, 1, 1));
+    // SQLite keeps its FTS5 expression.
+    assertEquals("\"the\" \"ab\" \"x\" \"q\"", FilterSql.where(search, 1, 1).params().get(
+        FilterSql.where(search, 1, 1).params().size() - 1));
   }
 }

@@ -48,6 +48,15 @@ public final class MysqlEventReader {
    */
   public Future<List<StoredEvent>> query(Pool pool, List<Filter> filters, long seqBelow, int defaultLimit,
       int maxLimit, long now) {
+    return query(pool, filters, seqBelow, defaultLimit, maxLimit, now, MysqlQueryBudget.NONE);
+  }
+
+  /**
+   * As {@link #query(Pool, List, long, int, int, long)} within {@code budget}: fails with
+   * {@link dev.cairn.store.QueryBudgetExceeded} when the server stopped a statement for it.
+   */
+  Future<List<StoredEvent>> query(Pool pool, List<Filter> filters, long seqBelow, int defaultLimit,
+      int maxLimit, long now, MysqlQueryBudget budget) {
     List<Part> parts = new ArrayList<>(filters.size());
     try {
       for (Filter f : filters) {
@@ -67,7 +76,7 @@ public final class MysqlEventReader {
       return Future.succeededFuture(List.of());
     }
     if (parts.size() == 1) {
-      return rows(pool, parts.get(0));
+      return rows(pool, parts.get(0), budget);
     }
     // Several filters read in one transaction: InnoDB's REPEATABLE READ gives them one snapshot, as
     // SQLite's BEGIN does, so a concurrent write cannot show up in one filter's rows but not another's.
@@ -76,7 +85,7 @@ public final class MysqlEventReader {
       Future<Void> chain = Future.succeededFuture();
       for (Part p : parts) {
         // One statement at a time on the connection; callbacks run in order on its context.
-        chain = chain.compose(v -> rows(conn, p).map(list -> {
+        chain = chain.compose(v -> rows(conn, p, budget).map(list -> {
           for (StoredEvent e : list) {
             byId.putIfAbsent(e.id(), e);
           }
@@ -93,6 +102,11 @@ public final class MysqlEventReader {
 
   /** NIP-45: how many distinct stored events match any filter (limits ignored). */
   public Future<Long> count(Pool pool, List<Filter> filters, long seqBelow, long now) {
+    return count(pool, filters, seqBelow, now, MysqlQueryBudget.NONE);
+  }
+
+  /** As {@link #count(Pool, List, long, long)} within {@code budget} (see {@link #query}). */
+  Future<Long> count(Pool pool, List<Filter> filters, long seqBelow, long now, MysqlQueryBudget budget) {
     StringBuilder text = new StringBuilder("SELECT COUNT(*) FROM (");
     List<Object> params = new ArrayList<>();
     int n = 0;
@@ -116,9 +130,15 @@ public final class MysqlEventReader {
       return Future.succeededFuture(0L);
     }
     text.append(") matched"); // MySQL requires an alias on a derived table
-    return pool.preparedQuery(text.toString()).execute(tuple(params, null))
+    String bounded;
+    try {
+      bounded = budget.apply(text.toString());
+    } catch (RuntimeException e) {
+      return Future.failedFuture(e);
+    }
+    return pool.preparedQuery(bounded).execute(tuple(params, null))
         .map(rs -> rs.iterator().next().getLong(0))
-        .recover(e -> Future.failedFuture(failure("count", e)));
+        .recover(e -> Future.failedFuture(failure("count", e, budget)));
   }
 
   /**
@@ -171,10 +191,15 @@ public final class MysqlEventReader {
         .recover(e -> Future.failedFuture(failure("catch-up read", e)));
   }
 
-  private Future<List<StoredEvent>> rows(SqlClient client, Part p) {
+  private Future<List<StoredEvent>> rows(SqlClient client, Part p, MysqlQueryBudget budget) {
     FilterSql.Where w = p.where();
-    String text = "SELECT e.seq, e.id, e.created_at, e.json FROM " + w.from() + " WHERE " + w.sql()
-        + " ORDER BY " + w.orderBy() + " LIMIT ?";
+    String text;
+    try {
+      text = budget.apply("SELECT e.seq, e.id, e.created_at, e.json FROM " + w.from() + " WHERE " + w.sql()
+          + " ORDER BY " + w.orderBy() + " LIMIT ?");
+    } catch (RuntimeException e) {
+      return Future.failedFuture(e); // the budget was used up by the filters before this one
+    }
     return client.preparedQuery(text).execute(tuple(w.params(), p.limit()))
         .map(rs -> {
           List<StoredEvent> out = new ArrayList<>(Math.min(rs.size(), p.limit()));
@@ -184,7 +209,7 @@ public final class MysqlEventReader {
           }
           return out;
         })
-        .recover(e -> Future.failedFuture(failure("query", e)));
+        .recover(e -> Future.failedFuture(failure("query", e, budget)));
   }
 
   /** FilterSql's params as a Tuple: the client binds binary columns from a Buffer, not a byte[]. */
@@ -197,6 +222,12 @@ public final class MysqlEventReader {
       t.addInteger(limit);
     }
     return t;
+  }
+
+  /** The budget's {@link dev.cairn.store.QueryBudgetExceeded} when it stopped the statement, else a store fault. */
+  private RuntimeException failure(String what, Throwable e, MysqlQueryBudget budget) {
+    RuntimeException over = budget.exceeded(e);
+    return over != null ? over : failure(what, e);
   }
 
   private IllegalStateException failure(String what, Throwable e) {

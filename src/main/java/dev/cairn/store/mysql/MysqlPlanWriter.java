@@ -19,6 +19,14 @@ import java.util.List;
  * Runs the writes of a {@link WritePlan} on MySQL inside the caller's transaction, the same rows
  * SqliteEventWriter writes (events, tag_index, deletions, removed_events), each keyed by the tenant.
  * The outbox and change-feed rows are {@link MysqlOutboxRows}' and {@link MysqlFeedRows}'.
+ *
+ * <p>It also keeps the NIP-50 index (search_docs): a row with each stored event that has words, deleted
+ * with the event. In the write transaction rather than after commit from the outbox rows as on
+ * SQLite: there the index is a separate file so that FTS work never holds the one writer, but here
+ * writers are concurrent transactions (one tenant's serialized only by its counter row) and InnoDB
+ * tokenizes a FULLTEXT insert only at commit. In the transaction the index is exact whatever the number
+ * of pods writing the tenant, with no indexer cursor to share or build, and a REQ right after an OK
+ * finds the event (SQLite's index lags the commit).
  */
 final class MysqlPlanWriter {
   private static final String INSERT_EVENT = "INSERT INTO events"
@@ -39,6 +47,9 @@ final class MysqlPlanWriter {
       + " ON DUPLICATE KEY UPDATE"
       + " deletion_id = IF(VALUES(created_at) > created_at, VALUES(deletion_id), deletion_id),"
       + " created_at = GREATEST(created_at, VALUES(created_at))";
+
+  private static final String INSERT_SEARCH = "INSERT INTO search_docs(tenant_id, seq, body) VALUES (?, ?, ?)";
+  private static final String DELETE_SEARCH = "DELETE FROM search_docs WHERE tenant_id = ? AND seq = ?";
 
   private final String tenantId;
 
@@ -77,6 +88,10 @@ final class MysqlPlanWriter {
     for (long k : TagKey.keys(e.tags())) {
       out.add(INSERT_TAG, Tuple.of(tenantId, k, e.createdAt(), in.seq()));
     }
+    String body = MysqlSearchText.body(e.content());
+    if (body != null) {
+      out.add(INSERT_SEARCH, Tuple.of(tenantId, in.seq(), body));
+    }
   }
 
   /** Deletes a row and its tag entries, keeping its JSON in removed_events (the outbox and feed name events by seq). */
@@ -86,6 +101,7 @@ final class MysqlPlanWriter {
     for (long k : TagKey.keys(tags)) {
       out.add(DELETE_TAG, Tuple.of(tenantId, k, row.createdAt(), row.seq()));
     }
+    out.add(DELETE_SEARCH, Tuple.of(tenantId, row.seq())); // no row when it had no words: deletes nothing
     out.add(KEEP_REMOVED, Tuple.of(tenantId, row.seq(), nowMs, Buffer.buffer(row.json())));
   }
 }

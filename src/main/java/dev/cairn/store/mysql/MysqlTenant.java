@@ -17,8 +17,8 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * A tenant on MySQL/MariaDB/TiDB as a {@link TenantStore}: reactive, no worker thread per query. Its
  * pool belongs to its database ({@link MysqlDatabases}: shared by the tenants of a shared pool); every
- * statement is scoped by the tenant id. The query budget ({@code limits.query_budget}) is not applied
- * on this dialect yet (docs/scale-out.md).
+ * statement is scoped by the tenant id. The query budget ({@code limits.query_budget}) is enforced by
+ * the server ({@link MysqlQueryBudget}); NIP-50 search reads search_docs, which the writer keeps.
  */
 public final class MysqlTenant implements TenantStore {
   private final MysqlPlacement placement;
@@ -29,11 +29,15 @@ public final class MysqlTenant implements TenantStore {
   private final AtomicLong highWater;
   /** Seed 000 on this dialect: claims with SKIP LOCKED, so several pods deliver one tenant safely. */
   private final MysqlOutboxStore outbox;
+  /** The pool's server, for the form of the query budget. */
+  private final MysqlServerKind server;
 
-  private MysqlTenant(MysqlPlacement placement, Pool pool, long highWater, MysqlOutboxStore outbox) {
+  private MysqlTenant(MysqlPlacement placement, Pool pool, long highWater, MysqlOutboxStore outbox,
+      MysqlServerKind server) {
     this.placement = placement;
     this.pool = pool;
     this.outbox = outbox;
+    this.server = server;
     this.writer = new MysqlEventWriter(placement.tenant());
     this.reader = new MysqlEventReader(placement.tenant());
     this.purge = new MysqlExpiryPurge(placement.tenant());
@@ -45,11 +49,12 @@ public final class MysqlTenant implements TenantStore {
    * outbox backlog.
    */
   static Future<MysqlTenant> open(MysqlPlacement placement, Pool pool) {
-    return MysqlOutboxStore.open(pool, placement.tenant()).compose(outbox -> outbox.refreshBacklog()
-        .compose(backlog -> pool.preparedQuery("SELECT event_seq FROM tenant_counters WHERE tenant_id = ?")
-            .execute(Tuple.of(placement.tenant())))
-        .map(rows -> new MysqlTenant(placement, pool, rows.size() == 0 ? 0 : rows.iterator().next().getLong(0),
-            outbox)));
+    return MysqlServerKind.of(pool).compose(server -> MysqlOutboxStore.open(pool, placement.tenant())
+        .compose(outbox -> outbox.refreshBacklog()
+            .compose(backlog -> pool.preparedQuery("SELECT event_seq FROM tenant_counters WHERE tenant_id = ?")
+                .execute(Tuple.of(placement.tenant())))
+            .map(rows -> new MysqlTenant(placement, pool,
+                rows.size() == 0 ? 0 : rows.iterator().next().getLong(0), outbox, server))));
   }
 
   /** The tenant's outbox (claims, settlements, ledger) on this dialect. */
@@ -98,12 +103,13 @@ public final class MysqlTenant implements TenantStore {
   @Override
   public Future<List<StoredEvent>> query(List<Filter> filters, long seqBelow, int defaultLimit, int maxLimit,
       long now, long budgetMillis) {
-    return reader.query(pool, filters, seqBelow, defaultLimit, maxLimit, now);
+    return reader.query(pool, filters, seqBelow, defaultLimit, maxLimit, now,
+        MysqlQueryBudget.start(server, budgetMillis));
   }
 
   @Override
   public Future<Long> count(List<Filter> filters, long seqBelow, long now, long budgetMillis) {
-    return reader.count(pool, filters, seqBelow, now);
+    return reader.count(pool, filters, seqBelow, now, MysqlQueryBudget.start(server, budgetMillis));
   }
 
   @Override
@@ -128,7 +134,7 @@ public final class MysqlTenant implements TenantStore {
 
   @Override
   public void afterWrite() {
-    // InnoDB needs no checkpoint from us; NIP-50 search is not indexed on this dialect yet.
+    // InnoDB needs no checkpoint from us; the NIP-50 index (search_docs) is written with the events.
   }
 
   @Override

@@ -150,14 +150,6 @@ class MysqlEventReaderTest extends MysqlTestBase {
     assertEquals(0L, await(reader.count(pool, List.of(), Long.MAX_VALUE, LATER)));
   }
 
-  @Test
-  void searchIsRefusedWithAReason() {
-    Filter search = new Filter(null, null, null, null, null, null, null, "nostr");
-    ExecutionException e = org.junit.jupiter.api.Assertions.assertThrows(ExecutionException.class,
-        () -> query(search));
-    assertTrue(e.getCause().getMessage().contains("NIP-50 search is not supported"), e.getCause().getMessage());
-  }
-
   // --- the events
 
   /** Fixed cases (QueryTest's) then a generated tail with many created_at ties. */

@@ -65,7 +65,7 @@ class MysqlMigratorTest extends MysqlTestBase {
     assertEquals(Set.of("_migrations", "tenants", "admin_entries", "admin_info", "tenant_notify_outbox",
         "tenant_outbox_cursor", "pods", "shared_maintenance_state"), tables(metaDb));
     assertEquals(Set.of("_migrations", "tenant_counters", "events", "tag_index", "deletions", "event_queue",
-        "processed_events", "feed_events", "removed_events"), tables(tenantDb));
+        "processed_events", "feed_events", "removed_events", "search_docs"), tables(tenantDb));
 
     // Every table InnoDB, utf8mb4 binary collation.
     for (Row r : await(admin.preparedQuery("SELECT table_name, engine, table_collation FROM information_schema.tables"
@@ -104,6 +104,7 @@ class MysqlMigratorTest extends MysqlTestBase {
     assertEquals(List.of("created_at"), index(metaDb, "tenant_notify_outbox", "tenant_notify_outbox_created"));
     assertEquals(List.of("heartbeat_at"), index(metaDb, "pods", "pods_heartbeat"));
     assertEquals(List.of("pod_id"), index(metaDb, "tenant_outbox_cursor", "PRIMARY"));
+    assertEquals(List.of("body"), index(tenantDb, "search_docs", "search_docs_body")); // FULLTEXT
     assertEquals(List.of("name"), index(metaDb, "shared_maintenance_state", "PRIMARY"));
   }
 
