@@ -1,8 +1,9 @@
 package dev.cairn.store;
 
 /**
- * A history query (REQ, COUNT) ran past {@code limits.query_budget} and SQLite stopped it. Not a
- * store fault: the reader connection it ran on is healthy again and back in the pool.
+ * A history query (REQ, COUNT) ran past {@code limits.query_budget} and the database stopped it (SQLite's
+ * progress handler; MariaDB's max_statement_time, MySQL's MAX_EXECUTION_TIME). Not a store fault: the
+ * connection it ran on is healthy again and back in the pool.
  */
 public final class QueryBudgetExceeded extends StoreException {
   private final long budgetMillis;
