@@ -170,6 +170,10 @@ public final class DatabaseEngine extends Supervised {
    * did not and why: readiness without extra queries against the DBs.
    */
   public String dbProblem() {
+    String meta = signal == null ? null : signal.poller().problem(5_000);
+    if (meta != null) {
+      return meta;
+    }
     if (dbErrors.isEmpty()) {
       return null;
     }

@@ -43,6 +43,8 @@ final class MysqlCountingProxy implements AutoCloseable {
   private final Vertx vertx;
   private final NetServer server;
   private final Map<String, Counts> byDatabase = new ConcurrentHashMap<>();
+  private final java.util.Set<NetSocket> open = ConcurrentHashMap.newKeySet();
+  private volatile boolean cut;
 
   private MysqlCountingProxy(Vertx vertx, NetServer server) {
     this.vertx = vertx;
@@ -71,7 +73,23 @@ final class MysqlCountingProxy implements AutoCloseable {
     byDatabase.clear();
   }
 
+  /** MySQL "goes down": every proxied connection is closed and new ones are refused until {@link #restore}. */
+  void cut() {
+    cut = true;
+    open.forEach(NetSocket::close);
+  }
+
+  void restore() {
+    cut = false;
+  }
+
   private void accept(NetSocket client, String host, int port) {
+    if (cut) {
+      client.close();
+      return;
+    }
+    open.add(client);
+    client.closeHandler(v -> open.remove(client));
     client.pause();
     vertx.createNetClient().connect(port, host).onComplete(ar -> {
       if (ar.failed()) {
@@ -85,7 +103,10 @@ final class MysqlCountingProxy implements AutoCloseable {
         server.write(b);
       });
       server.handler(client::write);
-      client.closeHandler(v -> server.close());
+      client.closeHandler(v -> {
+        open.remove(client);
+        server.close();
+      });
       server.closeHandler(v -> client.close());
       client.resume();
     });

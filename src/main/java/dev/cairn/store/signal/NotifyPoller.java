@@ -59,6 +59,10 @@ public final class NotifyPoller {
   private boolean stopped;
   private long lastCursorWriteMillis;
   private long lastCursorOkMillis;
+  /** When a tick last read the meta DB, and the last failure's text (readiness reads both from any thread). */
+  private volatile long lastPollOkMillis = System.currentTimeMillis();
+  private volatile String lastPollError;
+  private long lastErrorLoggedMillis;
   private long wakeAlls;
 
   public NotifyPoller(Vertx vertx, Pool metaPool, SignalSettings settings, SignalMetrics metrics,
@@ -139,11 +143,31 @@ public final class NotifyPoller {
     inFlight = f;
     f.onComplete(ar -> {
       busy = false;
-      if (ar.failed()) {
-        metrics.error("poll");
+      long now = System.currentTimeMillis();
+      if (ar.succeeded()) {
+        lastPollOkMillis = now;
+        lastPollError = null;
+        return;
+      }
+      metrics.error("poll");
+      lastPollError = String.valueOf(ar.cause().getMessage());
+      if (now - lastErrorLoggedMillis >= 30_000) { // a down meta DB fails every tick: log it twice a minute
+        lastErrorLoggedMillis = now;
         LOG.log(Level.WARNING, "notify poller of pod " + settings.podId() + ": " + ar.cause());
       }
     });
+  }
+
+  /**
+   * Null while the meta DB answered a poll within {@code boundMillis}, else why not: readiness from the
+   * poller's own traffic, no extra query.
+   */
+  public String problem(long boundMillis) {
+    if (paused || System.currentTimeMillis() - lastPollOkMillis < boundMillis) {
+      return null;
+    }
+    return "meta DB not answering the notify poller for " + (System.currentTimeMillis() - lastPollOkMillis) / 1000
+        + " s" + (lastPollError == null ? "" : ": " + lastPollError);
   }
 
   private Future<Void> init() {
