@@ -1,5 +1,6 @@
 package dev.cairn.outbox;
 
+import dev.cairn.relay.TestDialect;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -10,7 +11,6 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.BooleanSupplier;
-import dev.cairn.relay.TestDialect;
 
 /**
  * Reads (and, to simulate crashes, edits) a tenant DB's outbox tables from a test. On the MySQL test
