@@ -27,6 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
  * The processed-event ledger: two consumers (two stores on one DB file, as two pods would be) race
  * for the same event; stale workers; a crashed claim.
  */
+@org.junit.jupiter.api.Tag("sqlite-only") // SQLite only: two SqliteTenantStores on one file (MySQL: store/mysql/OutboxStoreContractTest)
 class LedgerTest {
   static final long LEASE = 1_800_000;
 

@@ -7,6 +7,7 @@ import dev.cairn.delivery.outbox.StreamReconciler;
 import dev.cairn.nostr.EventSigner;
 import dev.cairn.relay.Events;
 import dev.cairn.relay.RelayClient;
+import dev.cairn.relay.TestDialect;
 import dev.cairn.relay.TestRelay;
 import io.nats.client.api.MessageInfo;
 import io.vertx.core.json.JsonArray;
@@ -51,9 +52,11 @@ class NatsBackendTest {
         OutboxDb.await("40 messages in the stream", 30, () -> nats.messageCount() == 40);
         OutboxDb.await("rows marked done", 30,
             () -> OutboxDb.count(db, "SELECT COUNT(*) FROM event_queue WHERE status = 'done'") == 40);
-        // The search handler ran in the engine, in the claim's transaction (no NATS round trip).
-        OutboxDb.await("search handler done", 30, () -> OutboxDb.searchCaughtUp(db));
-        assertEquals(40, client.query("s", new JsonObject().put("search", "kiwi")).size());
+        if (!TestDialect.mysql()) { // OutboxDb.NO_MYSQL_SEARCH
+          // The search handler ran in the engine, in the claim's transaction (no NATS round trip).
+          OutboxDb.await("search handler done", 30, () -> OutboxDb.searchCaughtUp(db));
+          assertEquals(40, client.query("s", new JsonObject().put("search", "kiwi")).size());
+        }
         relay.stop();
       }
       List<MessageInfo> messages = nats.messages();
@@ -84,6 +87,8 @@ class NatsBackendTest {
         OutboxDb.await("rows relayed again and marked done", 30,
             () -> OutboxDb.count(db, "SELECT COUNT(*) FROM event_queue WHERE status = 'done'") == 40);
         assertEquals(40, nats.messageCount(), "JetStream dropped the repeated Msg-Ids");
+        // the backlog read at open (the 40 crashed claims) is settled back down, not left counting them
+        OutboxDb.await("cairn_outbox_pending back to 0 after the restart", 10, () -> pending(relay) == 0);
         relay.stop();
       }
       TestRelayDirs.delete(data);
@@ -157,9 +162,11 @@ class NatsBackendTest {
         String eventId = OutboxDb.rows(db).get(0).eventId();
         assertTrue(records.stream().anyMatch(r -> r.getMessage().contains("event_id=" + eventId)));
         assertEquals(2, refusing.count(ev.getString("id")), "max_deliver = outbox.max_attempts deliveries");
-        // The search handler ran (once, in the engine) and the event is searchable.
-        OutboxDb.await("search handler done", 30, () -> OutboxDb.searchCaughtUp(db));
-        assertEquals(1, client.query("s", new JsonObject().put("search", "fig")).size());
+        if (!TestDialect.mysql()) { // OutboxDb.NO_MYSQL_SEARCH
+          // The search handler ran (once, in the engine) and the event is searchable.
+          OutboxDb.await("search handler done", 30, () -> OutboxDb.searchCaughtUp(db));
+          assertEquals(1, client.query("s", new JsonObject().put("search", "fig")).size());
+        }
       }
     } finally {
       logger.removeHandler(capture);

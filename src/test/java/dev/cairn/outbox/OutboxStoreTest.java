@@ -24,6 +24,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The outbox rows a write produces (same transaction), and the claim/settle SQL with its lease. */
+@org.junit.jupiter.api.Tag("sqlite-only") // SQLite only: opens SqliteTenantStore on a file (MySQL: store/mysql/OutboxStoreContractTest)
 class OutboxStoreTest {
   static final long NOW = System.currentTimeMillis() / 1000;
   static final long LEASE = 600_000;

@@ -1,5 +1,6 @@
 package dev.cairn.outbox;
 
+import dev.cairn.relay.TestDialect;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -9,7 +10,9 @@ import java.util.stream.Stream;
 final class TestRelayDirs {
   private TestRelayDirs() {}
 
+  /** Deletes a relay's data directory and, on the MySQL test dialect, its databases. */
   static void delete(Path dir) throws IOException {
+    TestDialect.drop(dir);
     if (!Files.exists(dir)) {
       return;
     }

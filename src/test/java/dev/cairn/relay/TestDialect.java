@@ -9,6 +9,8 @@ import io.vertx.core.Vertx;
 import io.vertx.mysqlclient.MySQLBuilder;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.Row;
+import io.vertx.sqlclient.SqlConnection;
+import io.vertx.sqlclient.Tuple;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
@@ -109,6 +111,48 @@ public final class TestDialect {
     } finally {
       vertx.close();
     }
+  }
+
+  /**
+   * The first column of {@code sql}'s first row as a long (0 when there is no row), in the database of
+   * {@code tenant} (MySQL dialect); {@code params} bind its {@code ?} (a prepared statement then).
+   */
+  public static long count(Path dataDir, String tenant, String sql, Object... params) throws Exception {
+    return inTenant(dataDir, tenant, c -> (params.length == 0 ? c.query(sql).execute()
+        : c.preparedQuery(sql).execute(Tuple.from(params))).map(rows -> {
+          var it = rows.iterator();
+          if (!it.hasNext()) {
+            return 0L;
+          }
+          Object v = it.next().getValue(0);
+          return v == null ? 0L : ((Number) v).longValue();
+        }));
+  }
+
+  /** Runs the DML {@code sql} in the database of {@code tenant}; the rows it changed (MySQL dialect). */
+  public static int update(Path dataDir, String tenant, String sql) throws Exception {
+    return inTenant(dataDir, tenant, c -> c.query(sql).execute().map(rows -> rows.rowCount()));
+  }
+
+  /** {@code sql}'s rows in the database of {@code tenant} (MySQL dialect), each as its column values. */
+  public static List<List<Object>> rows(Path dataDir, String tenant, String sql) throws Exception {
+    return inTenant(dataDir, tenant, c -> c.query(sql).execute().map(rows -> {
+      List<List<Object>> out = new ArrayList<>();
+      for (Row r : rows) {
+        List<Object> values = new ArrayList<>(r.size());
+        for (int i = 0; i < r.size(); i++) {
+          values.add(r.getValue(i));
+        }
+        out.add(values);
+      }
+      return out;
+    }));
+  }
+
+  /** {@code work} on one connection that has {@code USE}d the database of {@code tenant}. */
+  private static <T> T inTenant(Path dataDir, String tenant, Function<SqlConnection, Future<T>> work) throws Exception {
+    return onServer(admin -> admin.withConnection(c -> c.query("USE `" + metaDb(dataDir) + "_t_" + tenant + "`")
+        .execute().compose(x -> work.apply(c))));
   }
 
   private static <T> T onServer(Function<Pool, Future<T>> work) throws Exception {
