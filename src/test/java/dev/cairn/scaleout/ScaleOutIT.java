@@ -30,8 +30,7 @@ class ScaleOutIT {
       Pod a = cluster.start("pod-a", Map.of());
       Pod b = cluster.start("pod-b", Map.of());
       AlternatingWriter writer = new AlternatingWriter(cluster.vertx, List.of(a, b));
-      JsonObject filter = new JsonObject().put("kinds", new JsonArray().add(1))
-          .put("authors", new JsonArray().add(writer.pubkey()));
+      JsonObject filter = notesOf(writer);
       List<ReqRecorder> live = List.of(
           ReqRecorder.open(cluster.vertx, a, filter), ReqRecorder.open(cluster.vertx, a, filter),
           ReqRecorder.open(cluster.vertx, b, filter), ReqRecorder.open(cluster.vertx, b, filter));
@@ -79,8 +78,7 @@ class ScaleOutIT {
       Pod a = cluster.start("pod-a", Map.of());
       Pod b = cluster.start("pod-b", Map.of());
       AlternatingWriter writer = new AlternatingWriter(cluster.vertx, List.of(a, b));
-      JsonObject filter = new JsonObject().put("kinds", new JsonArray().add(1))
-          .put("authors", new JsonArray().add(writer.pubkey()));
+      JsonObject filter = notesOf(writer);
       ReqRecorder onB = ReqRecorder.open(cluster.vertx, b, filter);
 
       writer.write(0, EVENTS / 2);
@@ -101,6 +99,11 @@ class ScaleOutIT {
       assertEquals(seqs.keySet(), Set.copyOf(ids), "pod B's subscriber got every stored event");
       assertInSeqOrder(ids, seqs);
     }
+  }
+
+  /** The writer's notes: what every subscriber here asks for. */
+  private static JsonObject notesOf(AlternatingWriter writer) {
+    return new JsonObject().put("kinds", new JsonArray().add(1)).put("authors", new JsonArray().add(writer.pubkey()));
   }
 
   static void assertInSeqOrder(List<String> ids, Map<String, Long> seqs) {
