@@ -11,7 +11,8 @@ import java.util.Map;
 
 /**
  * The effective configuration, typed. Built by {@link ConfigLoader} from the defaults, the optional
- * {@code --config} file and {@code CAIRN_*} environment overrides, in that order.
+ * {@code --config} file and {@code CAIRN_*} environment overrides, in that order. {@code tenants} are the
+ * config file's; {@code directory} is the live set (runtime tenants of the meta DB included).
  */
 public record CairnConfig(
     JsonObject raw,
@@ -37,7 +38,8 @@ public record CairnConfig(
     JsonObject relayInfo,
     Map<String, TenantConfig> tenants,
     PolicyConfig policy,
-    ConfigSource source) {
+    ConfigSource source,
+    TenantDirectory directory) {
 
   /** One bind address: one listener. */
   public record Bind(String host, int port) {
@@ -98,6 +100,9 @@ public record CairnConfig(
       tenants.put(tc.id(), tc);
     }
     JsonObject store = j.getJsonObject("store");
+    if (Durations.parse("store.tenants_poll_interval", store.getString("tenants_poll_interval", "2s")).toMillis() < 100) {
+      throw new ConfigException("store.tenants_poll_interval: at least 100ms");
+    }
     return new CairnConfig(
         j,
         List.copyOf(binds),
@@ -122,7 +127,8 @@ public record CairnConfig(
         relay,
         Map.copyOf(tenants),
         PolicyConfig.from(j),
-        source);
+        source,
+        new TenantDirectory(tenants));
   }
 
   /** {@code pod.id}, or the host name and process id when it is empty. */
@@ -144,6 +150,7 @@ public record CairnConfig(
     return tenant(TenantConfig.DEFAULT).publicUrl();
   }
 
+  /** A tenant of the config file (the tenants served now, runtime ones included: {@link #directory()}). */
   public TenantConfig tenant(String id) {
     return tenants.get(id);
   }

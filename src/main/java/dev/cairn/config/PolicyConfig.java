@@ -28,7 +28,7 @@ import java.util.regex.PatternSyntaxException;
  *
  * <p>This is the part of the config that is reloaded without a restart.
  */
-public record PolicyConfig(Map<String, TenantPolicy> tenants) {
+public record PolicyConfig(Map<String, TenantPolicy> tenants, TenantPolicy runtimeDefault) {
 
   /** Lists a tenant block adds to the top-level ones. */
   private static final Set<String> INHERITED_LISTS =
@@ -149,6 +149,15 @@ public record PolicyConfig(Map<String, TenantPolicy> tenants) {
     return tenants.get(id);
   }
 
+  /**
+   * The rules of {@code id}: its config-file ones, else {@code runtimeDefault}, what a tenant without a
+   * {@code policy} block gets (a runtime tenant of the registry, which has no block of its own).
+   */
+  public TenantPolicy forTenant(String id) {
+    TenantPolicy p = tenants.get(id);
+    return p != null ? p : runtimeDefault;
+  }
+
   /** Reads the rules of every tenant from the merged config (defaults, file, env). */
   public static PolicyConfig from(JsonObject config) {
     try {
@@ -174,7 +183,7 @@ public record PolicyConfig(Map<String, TenantPolicy> tenants) {
           out.put(id, parse(effective(top, block(t), false), "tenants[" + id + "].policy"));
         }
       }
-      return new PolicyConfig(Map.copyOf(out));
+      return new PolicyConfig(Map.copyOf(out), parse(effective(top, null, false), "policy"));
     } catch (ClassCastException | NullPointerException | NumberFormatException e) {
       throw new ConfigException("policy: a value has the wrong type: " + e.getMessage());
     }

@@ -32,6 +32,39 @@ public record TenantConfig(
     return id != null && ID.matcher(id).matches();
   }
 
+  /** The fields a runtime tenant (PUT /admin/tenants/<id>) may have: those of a {@code tenants[]} entry but its policy. */
+  public static final Set<String> RUNTIME_KEYS = Set.of("id", "name", "description", "pubkey", "contact", "hosts",
+      "allowed_pubkeys", "sse", "public_url", "admin_pubkeys");
+
+  /**
+   * A runtime tenant from its registry JSON, validated as a {@code tenants[]} entry of the config file is
+   * (a {@link ConfigException} says what is wrong). {@code policy} is refused: a runtime tenant gets the
+   * rules a config-file tenant without a {@code policy} block gets (the top-level {@code policy.*} for
+   * other tenants); per-tenant rules stay in the config file, which policy reloads from.
+   */
+  public static TenantConfig runtime(String id, JsonObject j, JsonObject relayDefaults) {
+    if (!isValidId(id)) {
+      throw new ConfigException("tenant id \"" + id + "\" must match [a-z0-9][a-z0-9_-]{0,62}");
+    }
+    Object given = j.getValue("id");
+    if (given != null && !id.equals(given)) {
+      throw new ConfigException("\"id\": " + given + " differs from the id in the path, " + id);
+    }
+    for (String k : j.fieldNames()) {
+      if (!RUNTIME_KEYS.contains(k)) {
+        throw new ConfigException("\"" + k + "\": not a field of a runtime tenant" + (k.equals("policy")
+            ? " (per-tenant policy stays in the config file; a runtime tenant gets the defaults)"
+            : "; known: " + new java.util.TreeSet<>(RUNTIME_KEYS)));
+      }
+    }
+    try {
+      return from(j.copy().put("id", id), relayDefaults);
+    } catch (ClassCastException e) {
+      throw new ConfigException("a field has the wrong type (strings, arrays of strings, sse: {\"tokens\": [...]}): "
+          + e.getMessage());
+    }
+  }
+
   static TenantConfig from(JsonObject j, JsonObject relayDefaults) {
     String id = j.getString("id");
     if (!isValidId(id)) {

@@ -63,6 +63,8 @@ final class Listener extends Supervised {
   /** NIP-86: the admins' changes (NIP-11 fields) and the management API over them. */
   private final RelayAdmin admin;
   private AdminApi adminApi;
+  /** Issue 10: {@code /admin/tenants}, the runtime tenants of the meta DB. */
+  private TenantsApi tenantsApi;
   private final StatusFigures figures;
   private final Map<Long, Socket> sockets = new HashMap<>();
   /** Sockets paused because network-manager gave no credit: resumed when the frames waiting for it are sent. */
@@ -134,6 +136,7 @@ final class Listener extends Supervised {
     toManager.onDrained(this::resumePausedForCredit);
     sse = new SseStreams(vertx, index, ids, config, metrics, channels);
     adminApi = new AdminApi(vertx, new Nip86Methods(admin));
+    tenantsApi = new TenantsApi(config, context);
     new Inbox<>(vertx, Addresses.listener(index), ListenerInbox.class, this::handle);
     server = vertx.createHttpServer(serverOptions()).requestHandler(this::request).connectionHandler(this::connected);
     return server.listen(bind.port(), bind.host())
@@ -220,6 +223,10 @@ final class Listener extends Supervised {
         return;
       }
       default -> { }
+    }
+    if (TenantsApi.matches(path)) {
+      tenantsApi.serve(req);
+      return;
     }
     TenantRouting.Target target = routing.resolve(path, req.authority() == null ? null : req.authority().host());
     if (target.tenant() == null) {

@@ -86,6 +86,15 @@ public final class NetworkManager extends Supervised {
     }
   }
 
+  /** A tenant store's current high water (-1: not open); for tenants added after start. */
+  private java.util.function.ToLongFunction<String> storeHighWater = t -> -1;
+
+  /** Runtime tenants (issue 10): where the seq floor of a tenant that appeared after start comes from. */
+  public NetworkManager withStoreHighWater(java.util.function.ToLongFunction<String> highWater) {
+    this.storeHighWater = highWater;
+    return this;
+  }
+
   public NetworkManager(CairnConfig config, CairnMetrics metrics, HealthProbes probes, Channels channels,
       Map<String, Long> highWater, LongSupplier incarnations, CrashReporter root) {
     super(root);
@@ -275,6 +284,14 @@ public final class NetworkManager extends Supervised {
     if (c == null) {
       return;
     }
+    if (!sequencer.knows(c.tenant())) {
+      // A tenant added at runtime after this node started: its floor comes from its store's high water,
+      // like the start's tenants (dispatches of seqs below it still on their way are in the history).
+      long hw = storeHighWater.applyAsLong(c.tenant());
+      if (hw >= 0) {
+        sequencer.seed(c.tenant(), hw);
+      }
+    }
     long floor = sequencer.highWater(c.tenant()) + 1;
     long serial = nextSerial++;
     if (!s.count()) {
@@ -316,7 +333,7 @@ public final class NetworkManager extends Supervised {
 
   /** Another pod's event or beacon (LiveBus). Tenants this pod does not serve are ignored. */
   private void received(NetworkInbox.Remote r) {
-    if (!config.tenants().containsKey(r.tenant())) {
+    if (config.directory().get(r.tenant()) == null) {
       return;
     }
     if (r.event() == null) {

@@ -103,7 +103,7 @@ final class SseStreams {
       byte[] digest = SseTokens.digest(token);
       if (!tenant.sseTokens().matches(digest)) {
         boolean other = false;
-        for (TenantConfig t : config.tenants().values()) {
+        for (TenantConfig t : config.directory().all().values()) {
           other |= t.sseTokens().matches(digest);
         }
         json(req, other ? 403 : 401, other ? "this token is for another tenant" : "unknown token");

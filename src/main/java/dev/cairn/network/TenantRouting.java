@@ -3,28 +3,22 @@ package dev.cairn.network;
 import dev.cairn.config.CairnConfig;
 import dev.cairn.config.TenantConfig;
 import dev.cairn.nostr.RelayUrl;
-import java.util.HashMap;
 import java.util.Locale;
-import java.util.Map;
 
 /**
  * Which tenant a request is for: {@code /t/<id>/...} by path, otherwise the tenant whose
- * {@code hosts} contains the Host name, otherwise {@code default}.
+ * {@code hosts} contains the Host name, otherwise {@code default}. Tenants come from the live {@link
+ * dev.cairn.config.TenantDirectory} (config file plus runtime tenants), read per request: a tenant created
+ * at runtime is routed as soon as it is published, a removed one is unknown (404) from then on.
  */
 final class TenantRouting {
   /** A resolved request: the tenant (null when unknown), the path below the tenant prefix, whether by {@code /t/<id>}. */
   record Target(TenantConfig tenant, String tenantId, String rest, boolean byPath) {}
 
   private final CairnConfig config;
-  private final Map<String, TenantConfig> byHost = new HashMap<>();
 
   TenantRouting(CairnConfig config) {
     this.config = config;
-    for (TenantConfig t : config.tenants().values()) {
-      for (String h : t.hosts()) {
-        byHost.put(h.toLowerCase(Locale.ROOT), t);
-      }
-    }
   }
 
   Target resolve(String path, String host) {
@@ -32,7 +26,7 @@ final class TenantRouting {
       int slash = path.indexOf('/', 3);
       String id = slash < 0 ? path.substring(3) : path.substring(3, slash);
       String rest = slash < 0 ? "/" : path.substring(slash);
-      return new Target(config.tenant(id), id, rest, true);
+      return new Target(config.directory().get(id), id, rest, true);
     }
     TenantConfig t = null;
     if (host != null) {
@@ -41,7 +35,7 @@ final class TenantRouting {
       if (colon > 0 && !name.endsWith("]")) {
         name = name.substring(0, colon);
       }
-      t = byHost.get(name);
+      t = config.directory().byHost(name);
     }
     if (t == null) {
       t = config.tenant(TenantConfig.DEFAULT);

@@ -5,6 +5,7 @@ import dev.cairn.admin.TenantAdmin;
 import dev.cairn.config.Limits;
 import dev.cairn.config.PolicyConfig;
 import dev.cairn.config.TenantConfig;
+import dev.cairn.config.TenantDirectory;
 import dev.cairn.nostr.NostrEvent;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -32,6 +33,12 @@ final class Gatekeeper {
   private final Map<String, PolicyRules> rules = new HashMap<>();
   private final Map<String, TenantState> state = new HashMap<>();
   private final InFlightQueries inFlight = new InFlightQueries();
+  /** The live tenant set (runtime tenants included); null: only {@code tenants}. */
+  private TenantDirectory directory;
+  /** The rules in force, for runtime tenants' defaults. */
+  private PolicyConfig policy;
+  /** Runtime tenants: the settings their rules were made from (a PUT publishes a new instance). */
+  private final Map<String, TenantConfig> runtimeInstalled = new HashMap<>();
 
   /** The stateful rules of one tenant. */
   private static final class TenantState {
@@ -55,21 +62,51 @@ final class Gatekeeper {
     this.admin = admin;
     this.tenants = tenants;
     this.metrics = metrics;
+    this.policy = policy;
     for (String id : tenants.keySet()) {
       PolicyConfig.TenantPolicy p = policy.tenant(id);
       if (p != null) {
-        install(id, p);
+        install(id, p, tenants.get(id));
       }
     }
   }
 
-  private void install(String tenant, PolicyConfig.TenantPolicy p) {
-    rules.put(tenant, PolicyRules.of(tenant, p, limits, tenants.get(tenant)));
-    state.computeIfAbsent(tenant, t -> new TenantState()).configure(p);
+  /**
+   * Runtime tenants (issue 10): their rules are made when first needed, from the defaults a config-file
+   * tenant without a {@code policy} block gets, and made again when their settings change.
+   */
+  Gatekeeper withDirectory(TenantDirectory d) {
+    this.directory = d;
+    return this;
+  }
+
+  private void install(String tenant, PolicyConfig.TenantPolicy p, TenantConfig t) {
+    rules.put(tenant, PolicyRules.of(tenant, p, limits, t));
+    state.computeIfAbsent(tenant, x -> new TenantState()).configure(p);
+  }
+
+  /** The tenant's rules now; for a runtime tenant made (again) from its current settings, dropped when it is gone. */
+  private PolicyRules current(String tenant) {
+    if (directory == null || tenants.containsKey(tenant)) {
+      return rules.get(tenant);
+    }
+    TenantConfig t = directory.get(tenant);
+    if (t == null) {
+      if (runtimeInstalled.remove(tenant) != null) {
+        rules.remove(tenant);
+        state.remove(tenant);
+      }
+      return null;
+    }
+    if (runtimeInstalled.get(tenant) != t) {
+      install(tenant, policy.forTenant(tenant), t);
+      runtimeInstalled.put(tenant, t);
+    }
+    return rules.get(tenant);
   }
 
   PolicyRules rules(String tenant) {
-    return rules.get(tenant);
+    return current(tenant);
   }
 
   /**
@@ -78,6 +115,8 @@ final class Gatekeeper {
    */
   List<String> update(PolicyConfig next) {
     List<String> changes = new ArrayList<>();
+    policy = next;
+    runtimeInstalled.clear(); // runtime tenants take the new defaults at their next event
     for (String id : tenants.keySet()) {
       PolicyConfig.TenantPolicy p = next.tenant(id);
       PolicyRules old = rules.get(id);
@@ -87,7 +126,7 @@ final class Gatekeeper {
       }
       List<String> diff = RulesDiff.describe(old == null ? null : old.settings(), p);
       if (!diff.isEmpty()) {
-        install(id, p);
+        install(id, p, tenants.get(id));
         changes.add("tenant " + id + ": " + String.join("; ", diff));
       }
     }
@@ -117,7 +156,7 @@ final class Gatekeeper {
 
   /** The last rule: a muted author's event that passed everything else is shadow-rejected. */
   Verdict mute(String tenant, NostrEvent e) {
-    PolicyRules r = rules.get(tenant);
+    PolicyRules r = current(tenant);
     Verdict v = r == null ? null : r.mutes().check(e);
     if (v != null) {
       metrics.rejected(tenant, v.rule());
@@ -126,7 +165,7 @@ final class Gatekeeper {
   }
 
   private Verdict tenantRules(String tenant, NostrEvent e, String ip, long nowNanos) {
-    PolicyRules r = rules.get(tenant);
+    PolicyRules r = current(tenant);
     TenantAdmin a = admin == null ? TenantAdmin.EMPTY : admin.of(tenant);
     Verdict v = r == null ? null : r.blacklist().author(e);
     if (v == null) {
@@ -153,6 +192,7 @@ final class Gatekeeper {
 
   /** A new WebSocket connection: null to keep it, else why it is closed. */
   Verdict admitConnection(String tenant, String ip, long nowNanos) {
+    current(tenant);
     TenantState s = state.get(tenant);
     Verdict v = s == null ? null : s.rates.connection(ip, nowNanos);
     if (v != null) {
@@ -163,8 +203,8 @@ final class Gatekeeper {
 
   /** A REQ or COUNT about to query the store: null to run it (it is then counted as in flight). */
   Verdict admitReq(String tenant, String ip, long connId, long nowNanos) {
+    PolicyRules r = current(tenant);
     TenantState s = state.get(tenant);
-    PolicyRules r = rules.get(tenant);
     Verdict v = s == null ? null : s.rates.req(ip, nowNanos);
     if (v == null) {
       int max = r == null ? 0 : r.settings().maxQueriesInFlight();

@@ -53,7 +53,8 @@ public final class Policy extends Supervised {
       java.prepare(config.policy(), false);
       return java;
     }).map(java -> {
-      gatekeeper = new Gatekeeper(config.limits(), config.tenants(), config.policy(), metrics, admin);
+      gatekeeper = new Gatekeeper(config.limits(), config.tenants(), config.policy(), metrics, admin)
+          .withDirectory(config.directory());
       externals = new ExternalJudges(vertx, java, metrics);
       externals.configure(config.policy(), config.tenants().keySet());
       toRoot = channels.open("policy->root", Addresses.ROOT);

@@ -161,7 +161,10 @@ public final class Root extends VerticleBase {
     // is committed, and any dispatch of it still on its way is covered by a REQ's history query.
     child("network-manager", Addresses.NETWORK_MANAGER, () -> new NetworkManager(config, metrics, probes, channels,
         currentEngine.highWater(), listenerIncarnations::incrementAndGet, crashReporter("network-manager"))
-        .withAdmin(admin));
+        .withAdmin(admin).withStoreHighWater(t -> {
+          DatabaseEngine e = currentEngine;
+          return e == null ? -1 : e.highWaterOf(t);
+        }));
     // The admins' bans must be in force before the first EVENT is judged: loaded (JDBC, on a worker) first.
     Future<?> started = vertx.executeBlocking(() -> {
       admin.open();
@@ -198,7 +201,9 @@ public final class Root extends VerticleBase {
         .expirySweepEvery(Durations.parse("store.expiry_sweep_interval",
             config.raw().getJsonObject("store").getString("expiry_sweep_interval", "60s")).toMillis())
         .withQueryBudget(config.limits().queryBudgetMillis(), config.limits().queryBudgetText(),
-            metrics::queryBudgetExceeded);
+            metrics::queryBudgetExceeded)
+        .withTenantDirectory(config.directory(), config.relayInfo(), Durations.parse("store.tenants_poll_interval",
+            config.raw().getJsonObject("store").getString("tenants_poll_interval", "2s")).toMillis());
   }
 
   /** The signal plane's settings: the seed's numbers, with the keys operators tune from the config. */

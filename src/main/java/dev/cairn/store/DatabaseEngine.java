@@ -1,6 +1,8 @@
 package dev.cairn.store;
 
 import dev.cairn.config.StoreTarget;
+import dev.cairn.config.TenantDirectory;
+import io.vertx.core.json.JsonObject;
 import dev.cairn.root.RootInbox;
 import dev.cairn.store.feed.FeedStore;
 import dev.cairn.store.feed.FeedStores;
@@ -47,6 +49,8 @@ import java.util.logging.Logger;
 public final class DatabaseEngine extends Supervised {
   private static final Logger LOG = Logger.getLogger(DatabaseEngine.class.getName());
   private static final long EXPIRY_SWEEP_MS = 60_000;
+  /** The answer to work for a tenant this pod does not serve (any more): a runtime tenant removed meanwhile. */
+  static final String UNKNOWN_TENANT = "this relay is not served here (removed or unknown tenant)";
 
   private record Pending(DatabaseInbox.Persist persist, Runnable release) {}
 
@@ -72,6 +76,12 @@ public final class DatabaseEngine extends Supervised {
   private SharedSweepClaims sweepClaims;
   /** {@code pod.id}. */
   private String podId = "pod";
+  /** The tenants served now: the config file's, plus (MySQL) the registry's runtime tenants kept by {@link #runtime}. */
+  private TenantDirectory directory;
+  private JsonObject relayInfo = new JsonObject();
+  private long tenantsPollMs = 2_000;
+  /** MySQL: the registry poller (issue 10); null on SQLite. */
+  private RuntimeTenantSync runtime;
   /** MySQL: each tenant's change-feed tables (reactive), made when the tenant is opened. */
   private final Map<String, MysqlFeedStore> mysqlFeeds = new java.util.concurrent.ConcurrentHashMap<>();
   /** Feed epochs of the MySQL tenants, from the registry at start. */
@@ -128,6 +138,17 @@ public final class DatabaseEngine extends Supervised {
   /** {@code store.dialect}, {@code store.url}, {@code store.placement}, {@code store.pool_size}; call before deploying. */
   public DatabaseEngine withStore(StoreTarget target) {
     this.target = target;
+    return this;
+  }
+
+  /**
+   * The live tenant set: database-engine opens the stores of runtime tenants the registry gains (MySQL) and
+   * publishes them here every {@code pollMillis}. Call before deploying; without it only {@code tenantIds} run.
+   */
+  public DatabaseEngine withTenantDirectory(TenantDirectory directory, JsonObject relayInfo, long pollMillis) {
+    this.directory = directory;
+    this.relayInfo = relayInfo;
+    this.tenantsPollMs = Math.max(100, pollMillis);
     return this;
   }
 
@@ -188,6 +209,12 @@ public final class DatabaseEngine extends Supervised {
     return Map.copyOf(hw);
   }
 
+  /** The seq high water of {@code tenant}'s open store, -1 when none is open (any thread). */
+  public long highWaterOf(String tenant) {
+    TenantStore s = stores.get(tenant);
+    return s == null ? -1 : s.highWaterSeq();
+  }
+
   @Override
   protected Future<?> startNode() {
     writers = new TenantWriters(context, "cairn-db-writer", writerThreads);
@@ -242,18 +269,54 @@ public final class DatabaseEngine extends Supervised {
       sweepClaims = new SharedSweepClaims(m.meta(), podId);
       List<Future<?>> tenants = new ArrayList<>();
       for (String t : tenantIds) {
-        tenants.add(m.open(t).onSuccess(store -> {
-          stores.put(t, store);
-          mysqlFeeds.put(t, new MysqlFeedStore(store.pool(), t, store.placement().shared()
-              ? MysqlFeedPlacement.shared(store.placement().dbName(), sweepClaims)
-              : MysqlFeedPlacement.dedicated(store.placement().dbName()), feedSettings.insertTimeout()));
-          mysqlEpochs.put(t, store.placement().feedEpoch());
-          LOG.info("tenant " + t + ": " + store.placement().placement() + " in MySQL database "
-              + store.placement().dbName() + ", seq high water " + store.highWaterSeq());
-        }));
+        tenants.add(openMysqlTenant(m, t));
       }
-      return Future.all(tenants).compose(x -> startSignalPlane(m));
+      return Future.all(tenants).compose(x -> startRuntimeTenants(m)).compose(x -> startSignalPlane(m));
     });
+  }
+
+  /** MySQL: one tenant's store and feed tables, where the registry places it (registered if new). */
+  private Future<Void> openMysqlTenant(MysqlStore m, String t) {
+    return m.open(t).onSuccess(store -> {
+      stores.put(t, store);
+      mysqlFeeds.put(t, new MysqlFeedStore(store.pool(), t, store.placement().shared()
+          ? MysqlFeedPlacement.shared(store.placement().dbName(), sweepClaims)
+          : MysqlFeedPlacement.dedicated(store.placement().dbName()), feedSettings.insertTimeout()));
+      mysqlEpochs.put(t, store.placement().feedEpoch());
+      LOG.info("tenant " + t + ": " + store.placement().placement() + " in MySQL database "
+          + store.placement().dbName() + ", seq high water " + store.highWaterSeq());
+    }).mapEmpty();
+  }
+
+  /**
+   * MySQL: the registry's runtime tenants (issue 10), opened before the engine takes messages and kept
+   * current by a poller. A removed tenant's store is forgotten here (its database is left as it is); a
+   * write still on its way to it is refused like one to an unknown tenant.
+   */
+  private Future<Void> startRuntimeTenants(MysqlStore m) {
+    if (directory == null) {
+      return Future.succeededFuture();
+    }
+    runtime = new RuntimeTenantSync(vertx, m.runtimeTenants(), directory, relayInfo, tenantsPollMs,
+        t -> openMysqlTenant(m, t), this::forget);
+    return runtime.start();
+  }
+
+  /** A removed runtime tenant: no store, feed or sweep here any more. Engine's context. */
+  private void forget(String tenant) {
+    TenantStore gone = stores.remove(tenant);
+    mysqlFeeds.remove(tenant);
+    mysqlEpochs.remove(tenant);
+    lastWriteMs.remove(tenant);
+    dbErrors.remove(tenant);
+    if (gone != null) {
+      gone.close();
+    }
+  }
+
+  /** Whether {@code tenant} is served now (the live directory, else the start's list). */
+  private boolean serves(String tenant) {
+    return directory != null ? directory.get(tenant) != null : tenantIds.contains(tenant);
   }
 
   /** MySQL: the feed reaches each tenant's tables through its {@link MysqlFeedStore} (opened at start). */
@@ -281,16 +344,21 @@ public final class DatabaseEngine extends Supervised {
     }
     BoundedChannel<dev.cairn.delivery.DeliveryInbox> wakes =
         channels.open("database-engine->delivery(signal)", Addresses.DELIVERY);
-    Set<String> tenants = Set.copyOf(tenantIds);
+    Set<String> fixed = Set.copyOf(tenantIds);
+    // Runtime tenants come and go: the directory is read at each wake, not copied at start.
+    java.util.function.Supplier<Set<String>> tenants = directory == null ? () -> fixed : () -> directory.all().keySet();
     signal = new SignalPlane(vertx, m.meta(), signalSettings, signalMetrics,
-        woken -> woken.stream().filter(tenants::contains)
+        woken -> woken.stream().filter(t -> stores.containsKey(t))
             .forEach(t -> wakes.sendOwed(dev.cairn.delivery.DeliveryInbox.FeedWake.hint(t))),
-        () -> tenants);
+        tenants);
     return signal.start();
   }
 
   @Override
   public Future<?> stop() {
+    if (runtime != null) {
+      runtime.stop();
+    }
     Future<Void> feedDone = (feed == null ? Future.<Void>succeededFuture() : feed.shutdown())
         .eventually(() -> signal == null ? Future.succeededFuture() : signal.stop());
     return feedDone.eventually(this::closeStores).eventually(() -> vertx.executeBlocking(() -> {
@@ -336,6 +404,12 @@ public final class DatabaseEngine extends Supervised {
     Runnable release = inbox.hold();
     TenantStore store = stores.get(q.tenant());
     long now = System.currentTimeMillis() / 1000;
+    if (store == null) { // a runtime tenant removed while its client was connected
+      release.run();
+      toRoot.sendOwed(new RootInbox.HistoryDone(q.connId(), q.subId(), q.subSerial(), q.count(), List.of(), 0,
+          "error: " + UNKNOWN_TENANT));
+      return;
+    }
     Future<RootInbox.HistoryDone> answer = q.count()
         ? store.count(q.filters(), q.seqBelow(), now, queryBudgetMillis)
             .map(n -> new RootInbox.HistoryDone(q.connId(), q.subId(), q.subSerial(), true, List.of(), n, null))
@@ -367,6 +441,11 @@ public final class DatabaseEngine extends Supervised {
     Runnable release = inbox.hold();
     TenantStore store = stores.get(r.tenant());
     long now = System.currentTimeMillis() / 1000;
+    if (store == null) {
+      release.run();
+      toRoot.sendOwed(new RootInbox.SyncReadDone(r.ticket(), null, "error: " + UNKNOWN_TENANT));
+      return;
+    }
     store.syncItems(r.filter(), r.maxRecords(), now)
         .onComplete(ar -> {
           release.run();
@@ -411,8 +490,18 @@ public final class DatabaseEngine extends Supervised {
     }
     List<Pending> batch = new ArrayList<>(queue.subList(0, Math.min(maxBatch, queue.size())));
     queue.subList(0, batch.size()).clear();
-    committing.put(tenant, true);
     TenantStore store = stores.get(tenant);
+    if (store == null) { // removed at runtime while the events were on their way: refused, as for an unknown tenant
+      List<RootInbox.Persisted.Ack> acks = new ArrayList<>(batch.size());
+      for (Pending p : batch) {
+        acks.add(new RootInbox.Persisted.Ack(p.persist().ticket(), new PersistResult.Rejected("blocked: " + UNKNOWN_TENANT)));
+        p.release().run();
+      }
+      toRoot.sendOwed(new RootInbox.Persisted(acks));
+      commitNext(tenant);
+      return;
+    }
+    committing.put(tenant, true);
     long now = System.currentTimeMillis() / 1000;
     store.persist(batch.stream().map(p -> p.persist().event()).toList(), now)
         .onComplete(ar -> {
@@ -462,7 +551,7 @@ public final class DatabaseEngine extends Supervised {
 
       @Override
       public SqliteTenantStore reacquire(String tenant) {
-        if (!tenantIds.contains(tenant)) {
+        if (!serves(tenant)) {
           return null;
         }
         // Worker threads only; the per-tenant lock is never taken on the event loop, which reads

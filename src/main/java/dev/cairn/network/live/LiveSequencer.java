@@ -76,6 +76,19 @@ public final class LiveSequencer<T> {
     highWater.forEach((t, hw) -> lanes.put(t, new Lane<>(hw + 1)));
   }
 
+  /** Whether {@code tenant} has a lane (it was seeded at start or later, or an event of it was seen). */
+  public boolean knows(String tenant) {
+    return lanes.containsKey(tenant);
+  }
+
+  /**
+   * A tenant that appeared after start (a runtime tenant, issue 10): its first expected seq is its store's
+   * high water + 1, as for the tenants seeded at start. No-op when it has a lane already.
+   */
+  public void seed(String tenant, long highWater) {
+    lanes.putIfAbsent(tenant, new Lane<>(highWater + 1));
+  }
+
   /** The last seq released for {@code tenant} (every seq up to it was released or skipped); 0 before any. */
   public long highWater(String tenant) {
     Lane<T> lane = lanes.get(tenant);

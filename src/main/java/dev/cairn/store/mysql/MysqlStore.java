@@ -75,6 +75,11 @@ public final class MysqlStore {
     return registry;
   }
 
+  /** The runtime tenants of the registry (issue 10): read by the poller, written by the admin API. */
+  public MysqlRuntimeTenants runtimeTenants() {
+    return new MysqlRuntimeTenants(meta, registry, defaultPlacement);
+  }
+
   /** The tenant's store: registered with the default placement if new, its database created and migrated. */
   public Future<MysqlTenant> open(String tenant) {
     return registry.resolve(tenant, defaultPlacement)

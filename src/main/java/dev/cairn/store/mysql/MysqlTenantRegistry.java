@@ -25,6 +25,11 @@ public final class MysqlTenantRegistry {
     this.metaDb = metaDb;
   }
 
+  /** The meta database's name (a dedicated tenant's database is named after it). */
+  String metaDb() {
+    return metaDb;
+  }
+
   /** The tenant's placement; registers it with {@code defaultPlacement} when the registry has no row. */
   public Future<MysqlPlacement> resolve(String tenant, String defaultPlacement) {
     return find(tenant).compose(found -> {
@@ -55,7 +60,7 @@ public final class MysqlTenantRegistry {
   }
 
   /** A new feed epoch: 8 random chars of [a-z2-7], as the SQLite registry makes them. */
-  private String newEpoch() {
+  String newEpoch() {
     char[] c = new char[8];
     for (int i = 0; i < c.length; i++) {
       c[i] = BASE32[random.nextInt(32)];
