@@ -25,7 +25,7 @@ public final class Delivery extends Supervised {
   /** Seed 000: the outbox relay/consumer and what it is built from. */
   private OutboxDelivery outbox;
   private OutboxSettings outboxSettings;
-  private java.util.List<String> outboxTenants;
+  private java.util.function.Supplier<? extends java.util.Collection<String>> outboxTenants;
   private io.micrometer.core.instrument.MeterRegistry outboxRegistry;
 
   public Delivery(Channels channels, CrashReporter root) {
@@ -41,7 +41,8 @@ public final class Delivery extends Supervised {
   }
 
   /** Seed 000: the outbox's settings, the tenants it serves and the meter registry; call before deploying. */
-  public Delivery withOutbox(OutboxSettings settings, java.util.List<String> tenants,
+  public Delivery withOutbox(OutboxSettings settings,
+      java.util.function.Supplier<? extends java.util.Collection<String>> tenants,
       io.micrometer.core.instrument.MeterRegistry registry) {
     this.outboxSettings = settings;
     this.outboxTenants = tenants;

@@ -154,7 +154,7 @@ public final class Root extends VerticleBase {
     child("database-engine", Addresses.DATABASE_ENGINE, this::databaseEngine);
     child("delivery", Addresses.DELIVERY, () -> new Delivery(channels, crashReporter("delivery"))
         .withFeed(feedSettings, feedMetrics)
-        .withOutbox(outboxSettings, List.copyOf(config.tenants().keySet()), metrics.registry()));
+        .withOutbox(outboxSettings, () -> config.directory().all().keySet(), metrics.registry()));
     child("policy", Addresses.POLICY, this::policy);
     child("sig-manager", Addresses.SIG_MANAGER, this::sigManager);
     // A (re)deployed network-manager starts from the stores' current high water: every event below it

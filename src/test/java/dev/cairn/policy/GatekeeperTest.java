@@ -52,6 +52,21 @@ class GatekeeperTest {
   }
 
   @Test
+  void runtimeTenantsGetTheRulesOfATenantWithoutAPolicyBlock() throws Exception {
+    CairnConfig c = config(new JsonObject().put("policy", new JsonObject()
+        .put("allow_pubkeys", new JsonArray().add(A.pubkey()))
+        .put("block_words", new JsonArray().add("forbidden"))));
+    Gatekeeper g = gatekeeper(c).withDirectory(c.directory());
+    assertNull(g.rules("rt"), "not a tenant yet");
+    c.directory().publish(Map.of("rt", dev.cairn.config.TenantConfig.runtime("rt", new JsonObject(), c.relayInfo())));
+    assertNull(judge(g, "rt", note(B, "fine words"), 0), "the default tenant's allowlist is its own");
+    assertEquals("blocked_word", judge(g, "rt", note(B, "a forbidden word"), 0).rule(), "operator-wide lists hold");
+    assertEquals("allowlist", judge(g, "default", note(B, "fine words"), 0).rule());
+    c.directory().publish(Map.of());
+    assertNull(g.rules("rt"), "removed: its rules are dropped");
+  }
+
+  @Test
   void muteComesLastSoAMutedAuthorIsTreatedLikeAnyoneElse() throws Exception {
     Gatekeeper g = gatekeeper(config(new JsonObject().put("policy", new JsonObject()
         .put("mute_pubkeys", new JsonArray().add(A.pubkey()))

@@ -120,10 +120,16 @@ class RuntimeTenantsTest {
           .anyMatch(t -> id.equals(((JsonObject) t).getString("id"))), list.body());
       assertEquals(200, send(b, "GET", id, null, TOKEN).statusCode());
 
+      RelayClient held = a.connect("/t/" + id); // connected before the DELETE
       HttpResponse<String> del = send(b, "DELETE", id, null, TOKEN);
       assertEquals(200, del.statusCode(), del.body());
       awaitStatus(a, id, r -> r.statusCode() == 404);
       awaitStatus(b, id, r -> r.statusCode() == 404);
+      try (held) {
+        JsonArray refused = held.publishAndWait(Events.note(signer, "after the delete", List.of()));
+        assertFalse(refused.getBoolean(2), "a write to a removed tenant is refused: " + refused.encode());
+        assertTrue(refused.getString(3).startsWith("blocked:"), refused.encode());
+      }
       assertThrows(Exception.class, () -> a.connect("/t/" + id).close(), "a removed tenant refuses WebSockets");
       assertEquals(404, send(a, "GET", id, null, TOKEN).statusCode());
       assertEquals(404, send(a, "DELETE", id, null, TOKEN).statusCode(), "deleting twice: nothing to delete");
@@ -164,6 +170,11 @@ class RuntimeTenantsTest {
       assertEquals(200, same.statusCode(), same.body());
       assertFalse(same.body().contains("feed-secret"), "SSE tokens are masked in answers: " + same.body());
       awaitStatus(a, "placed", r -> r.statusCode() == 200);
+      // the runtime tenant's SSE tokens guard its change feed
+      assertEquals(401, sse(a, "placed", null).statusCode());
+      HttpResponse<java.io.InputStream> feed = sse(a, "placed", "feed-secret");
+      assertEquals(200, feed.statusCode());
+      feed.body().close();
     } finally {
       TestDialect.drop(cluster);
     }
@@ -197,6 +208,15 @@ class RuntimeTenantsTest {
       b.header("Authorization", "Bearer " + token);
     }
     return HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  /** {@code GET /t/<id>/v1/events}: answered as soon as the head arrives (a stream stays open). */
+  private static HttpResponse<java.io.InputStream> sse(TestRelay r, String id, String token) throws Exception {
+    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(r.httpUrl() + "/t/" + id + "/v1/events"));
+    if (token != null) {
+      b.header("Authorization", "Bearer " + token);
+    }
+    return HTTP.send(b.build(), HttpResponse.BodyHandlers.ofInputStream());
   }
 
   private static HttpResponse<String> nip11(TestRelay r, String id) throws Exception {

@@ -25,7 +25,8 @@ public final class OutboxDelivery {
   private final Vertx vertx;
   private final Channels channels;
   private final OutboxSettings settings;
-  private final List<String> tenants;
+  /** The tenants served now (runtime tenants come and go): read at each "wake every tenant". */
+  private final java.util.function.Supplier<? extends java.util.Collection<String>> tenants;
   private final OutboxMetrics metrics;
   private DbClient db;
   private OutboxPump pump;
@@ -35,12 +36,12 @@ public final class OutboxDelivery {
   private NatsRelay relay;
   private NatsHandlers natsHandlers;
 
-  public OutboxDelivery(Vertx vertx, Channels channels, OutboxSettings settings, List<String> tenants,
-      MeterRegistry registry) {
+  public OutboxDelivery(Vertx vertx, Channels channels, OutboxSettings settings,
+      java.util.function.Supplier<? extends java.util.Collection<String>> tenants, MeterRegistry registry) {
     this.vertx = vertx;
     this.channels = channels;
     this.settings = settings;
-    this.tenants = List.copyOf(tenants);
+    this.tenants = tenants;
     this.metrics = new OutboxMetrics(registry);
   }
 
@@ -60,7 +61,7 @@ public final class OutboxDelivery {
     if (OutboxSettings.DB.equals(settings.backend())) {
       DbOutboxConsumer consumer = new DbOutboxConsumer(db, runner, settings, metrics);
       pump = new OutboxPump(vertx, consumer::cycle);
-      tenants.forEach(pump::wake); // rows left from before a restart
+      tenants.get().forEach(pump::wake); // rows left from before a restart
       return Future.succeededFuture();
     }
     natsWorker = vertx.createSharedWorkerExecutor("cairn-nats-" + UUID.randomUUID(), 2);
@@ -78,7 +79,7 @@ public final class OutboxDelivery {
   private void natsUp(boolean first) {
     relay.resetBackoff();
     if (!first) {
-      tenants.forEach(pump::wake);
+      tenants.get().forEach(pump::wake);
       return;
     }
     Future<Void> ready = Future.succeededFuture();
@@ -91,7 +92,7 @@ public final class OutboxDelivery {
     }
     ready.compose(x -> natsHandlers.start(link.connection()))
         .onFailure(t -> LOG.log(Level.SEVERE, "outbox: could not set up the NATS stream/consumer; relaying anyway", t))
-        .onComplete(x -> tenants.forEach(pump::wake));
+        .onComplete(x -> tenants.get().forEach(pump::wake));
   }
 
   /** database-engine committed new outbox rows for {@code tenant}. */
