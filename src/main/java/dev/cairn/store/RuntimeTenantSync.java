@@ -49,6 +49,8 @@ final class RuntimeTenantSync {
   private long timer = -1;
   private boolean polling;
   private boolean stopped;
+  /** The last poll failed: logged once per outage (the meta DB down), not every interval. */
+  private boolean failing;
 
   /**
    * @param open opens a tenant's store (registers, creates and migrates its database)
@@ -72,8 +74,7 @@ final class RuntimeTenantSync {
       if (!stopped) {
         timer = vertx.setPeriodic(intervalMs, id -> {
           if (!polling) {
-            poll().onFailure(e -> LOG.log(Level.WARNING, "runtime tenants: the registry poll failed (retried in "
-                + intervalMs + " ms): " + e.getMessage()));
+            poll().onComplete(ar -> failing(ar.failed() ? ar.cause() : null));
           }
         });
       }
@@ -89,9 +90,14 @@ final class RuntimeTenantSync {
     }
   }
 
-  /** Runtime tenants served now (tests, logs). */
-  int served() {
-    return served.size();
+  private void failing(Throwable cause) {
+    if (cause != null && !failing) {
+      LOG.log(Level.WARNING, "runtime tenants: the registry poll failed; this pod keeps serving the tenants it"
+          + " has and retries every " + intervalMs + " ms: " + cause.getMessage());
+    } else if (cause == null && failing) {
+      LOG.info("runtime tenants: the registry poll works again");
+    }
+    failing = cause != null;
   }
 
   private Future<Void> poll() {
