@@ -4,14 +4,8 @@ import dev.cairn.config.StoreTarget;
 import dev.cairn.config.TenantDirectory;
 import io.vertx.core.json.JsonObject;
 import dev.cairn.root.RootInbox;
-import dev.cairn.store.feed.FeedStore;
-import dev.cairn.store.feed.FeedStores;
-import dev.cairn.store.mysql.MysqlFeedPlacement;
-import dev.cairn.store.mysql.MysqlFeedStore;
-import dev.cairn.store.mysql.MysqlStore;
 import dev.cairn.store.mysql.MysqlTenant;
-import dev.cairn.store.mysql.SharedSweepClaims;
-import dev.cairn.store.mysql.MysqlUrl;
+import dev.cairn.store.mysql.MysqlTenants;
 import dev.cairn.store.signal.SignalMetrics;
 import dev.cairn.store.signal.SignalPlane;
 import dev.cairn.store.signal.SignalSettings;
@@ -66,14 +60,12 @@ public final class DatabaseEngine extends Supervised {
   private final Map<String, TenantStore> stores = new java.util.concurrent.ConcurrentHashMap<>();
   /** {@code store.dialect} and, for mysql, where. */
   private StoreTarget target = new StoreTarget(StoreTarget.SQLITE, "", "dedicated", 8);
-  /** The MySQL dialect's meta DB, registry and databases (null on SQLite). */
-  private MysqlStore mysql;
+  /** The MySQL dialect's meta DB, registry, databases and per-tenant feed tables (null on SQLite). */
+  private MysqlTenants mysql;
   /** MySQL: the seed 003 signal plane's settings and meters (null: none) and the running plane. */
   private SignalSettings signalSettings;
   private SignalMetrics signalMetrics;
   private SignalPlane signal;
-  /** MySQL: this pod's cluster-wide claims of the shared pools' retention sweeps (seed 003). */
-  private SharedSweepClaims sweepClaims;
   /** {@code pod.id}. */
   private String podId = "pod";
   /** The tenants served now: the config file's, plus (MySQL) the registry's runtime tenants kept by {@link #runtime}. */
@@ -82,10 +74,6 @@ public final class DatabaseEngine extends Supervised {
   private long tenantsPollMs = 2_000;
   /** MySQL: the registry poller (issue 10); null on SQLite. */
   private RuntimeTenantSync runtime;
-  /** MySQL: each tenant's change-feed tables (reactive), made when the tenant is opened. */
-  private final Map<String, MysqlFeedStore> mysqlFeeds = new java.util.concurrent.ConcurrentHashMap<>();
-  /** Feed epochs of the MySQL tenants, from the registry at start. */
-  private final Map<String, String> mysqlEpochs = new java.util.concurrent.ConcurrentHashMap<>();
   private final Map<String, List<Pending>> pending = new HashMap<>();
   private final Map<String, Boolean> committing = new HashMap<>();
   private MetaStore meta;
@@ -238,7 +226,7 @@ public final class DatabaseEngine extends Supervised {
               : new SqliteOutboxStores(this::sqliteOf, writers),
           channels.open("database-engine->delivery(outbox)", Addresses.DELIVERY));
       feed = target.mysql()
-          ? new FeedEngine(vertx, channels, mysqlFeeds(), t -> Future.succeededFuture(mysqlEpochs.get(t)),
+          ? new FeedEngine(vertx, channels, mysql.feeds(), t -> Future.succeededFuture(mysql.epoch(t)),
               feedSettings, feedMetrics)
           : new FeedEngine(vertx, channels, writers, readerPool, feedAccess(), meta::feedEpoch, feedSettings,
               feedMetrics, deploymentID());
@@ -258,15 +246,9 @@ public final class DatabaseEngine extends Supervised {
 
   /** MySQL: the meta DB, then every configured tenant where the registry places it (created if new). */
   private Future<?> openMysql() {
-    MysqlUrl url;
-    try {
-      url = MysqlUrl.parse(target.url());
-    } catch (IllegalArgumentException e) {
-      return Future.failedFuture(e);
-    }
-    return MysqlStore.start(vertx, url, target.poolSize(), target.placement()).compose(m -> {
+    return MysqlTenants.start(vertx, target.url(), target.poolSize(), target.placement(), podId,
+        feedSettings.insertTimeout()).compose(m -> {
       mysql = m;
-      sweepClaims = new SharedSweepClaims(m.meta(), podId);
       List<Future<?>> tenants = new ArrayList<>();
       for (String t : tenantIds) {
         tenants.add(openMysqlTenant(m, t));
@@ -276,13 +258,9 @@ public final class DatabaseEngine extends Supervised {
   }
 
   /** MySQL: one tenant's store and feed tables, where the registry places it (registered if new). */
-  private Future<Void> openMysqlTenant(MysqlStore m, String t) {
+  private Future<Void> openMysqlTenant(MysqlTenants m, String t) {
     return m.open(t).onSuccess(store -> {
       stores.put(t, store);
-      mysqlFeeds.put(t, new MysqlFeedStore(store.pool(), t, store.placement().shared()
-          ? MysqlFeedPlacement.shared(store.placement().dbName(), sweepClaims)
-          : MysqlFeedPlacement.dedicated(store.placement().dbName()), feedSettings.insertTimeout()));
-      mysqlEpochs.put(t, store.placement().feedEpoch());
       LOG.info("tenant " + t + ": " + store.placement().placement() + " in MySQL database "
           + store.placement().dbName() + ", seq high water " + store.highWaterSeq());
     }).mapEmpty();
@@ -293,11 +271,11 @@ public final class DatabaseEngine extends Supervised {
    * current by a poller. A removed tenant's store is forgotten here (its database is left as it is); a
    * write still on its way to it is refused like one to an unknown tenant.
    */
-  private Future<Void> startRuntimeTenants(MysqlStore m) {
+  private Future<Void> startRuntimeTenants(MysqlTenants m) {
     if (directory == null) {
       return Future.succeededFuture();
     }
-    runtime = new RuntimeTenantSync(vertx, m.runtimeTenants(), directory, relayInfo, tenantsPollMs,
+    runtime = new RuntimeTenantSync(vertx, m.store().runtimeTenants(), directory, relayInfo, tenantsPollMs,
         t -> openMysqlTenant(m, t), this::forget);
     return runtime.start();
   }
@@ -305,8 +283,9 @@ public final class DatabaseEngine extends Supervised {
   /** A removed runtime tenant: no store, feed or sweep here any more. Engine's context. */
   private void forget(String tenant) {
     TenantStore gone = stores.remove(tenant);
-    mysqlFeeds.remove(tenant);
-    mysqlEpochs.remove(tenant);
+    if (mysql != null) {
+      mysql.forget(tenant);
+    }
     lastWriteMs.remove(tenant);
     dbErrors.remove(tenant);
     if (gone != null) {
@@ -319,26 +298,11 @@ public final class DatabaseEngine extends Supervised {
     return directory != null ? directory.get(tenant) != null : tenantIds.contains(tenant);
   }
 
-  /** MySQL: the feed reaches each tenant's tables through its {@link MysqlFeedStore} (opened at start). */
-  private FeedStores mysqlFeeds() {
-    return new FeedStores() {
-      @Override
-      public FeedStore cached(String tenant) {
-        return mysqlFeeds.get(tenant);
-      }
-
-      @Override
-      public Future<FeedStore> reacquire(String tenant) {
-        return Future.succeededFuture(mysqlFeeds.get(tenant)); // null: not a tenant of this pod
-      }
-    };
-  }
-
   /**
    * The pods' signal plane: other pods' feed writes wake this pod's SSE sessions through the meta DB
    * only (a hint per tenant, never a query to a cold tenant DB).
    */
-  private Future<Void> startSignalPlane(MysqlStore m) {
+  private Future<Void> startSignalPlane(MysqlTenants m) {
     if (signalSettings == null) {
       return Future.succeededFuture();
     }
