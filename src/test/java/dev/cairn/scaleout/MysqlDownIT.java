@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.cairn.nostr.EventSigner;
 import dev.cairn.nostr.NostrEvent;
 import io.vertx.core.http.WebSocket;
+import io.vertx.core.http.WebSocketClient;
 import io.vertx.core.json.JsonArray;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -35,7 +36,9 @@ class MysqlDownIT {
       Pod pod = cluster.start("pod-down", Map.of(
           "CAIRN_STORE_URL", "mysql://" + user + "@127.0.0.1:" + proxy.port() + "/" + cluster.metaDb));
       LinkedBlockingQueue<JsonArray> frames = new LinkedBlockingQueue<>();
-      WebSocket ws = cluster.vertx.createWebSocketClient().connect(pod.port, "127.0.0.1", "/")
+      // Held for the socket's life: Vert.x 5 closes a client's sockets once the client is unreachable.
+      WebSocketClient client = cluster.vertx.createWebSocketClient();
+      WebSocket ws = client.connect(pod.port, "127.0.0.1", "/")
           .toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
       ws.textMessageHandler(t -> frames.add(new JsonArray(t)));
       EventSigner signer = EventSigner.random();
@@ -62,6 +65,7 @@ class MysqlDownIT {
         ids.add(f.getJsonObject(2).getString("id"));
       }
       assertEquals(java.util.Set.of(before.id(), after.id()), ids, "every OK'd event, nothing else");
+      client.close();
     }
   }
 
