@@ -218,7 +218,8 @@ public final class Root extends VerticleBase {
           Durations.parse("pod.dead_after", pod.getString("dead_after")),
           Durations.parse("pod.stall_bound", pod.getString("stall_bound")),
           Durations.parse("feed.notify_retention", feed.getString("notify_retention")),
-          d.pruneInterval(), d.pruneBatch(), d.pruneMaxBatches(),
+          Durations.parse("feed.notify_prune_interval", feed.getString("notify_prune_interval")),
+          d.pruneBatch(), d.pruneMaxBatches(),
           Durations.parse("feed.liveness_poll", feed.getString("liveness_poll")));
     } catch (IllegalArgumentException e) {
       throw new dev.cairn.config.ConfigException("pod / feed signal plane settings: " + e.getMessage());

@@ -59,6 +59,16 @@ final class Cluster implements AutoCloseable {
     return p;
   }
 
+  /** The first column of {@code sql}'s first row as a long, in the meta DB. */
+  long metaLong(String sql) throws Exception {
+    return await(admin.withConnection(c -> c.query("USE `" + metaDb + "`").execute()
+            .compose(x -> c.query("SELECT (" + sql + ") FROM DUAL").execute()))
+        .map(rows -> {
+          Object v = rows.iterator().next().getValue(0);
+          return v == null ? 0L : ((Number) v).longValue();
+        }));
+  }
+
   /** id (hex) -> seq of the tenant's stored events. */
   Map<String, Long> seqs(String tenant) throws Exception {
     return await(admin.query("SELECT LOWER(HEX(id)), seq FROM `" + metaDb + "_t_" + tenant + "`.events"

@@ -103,6 +103,14 @@ final class Pod implements AutoCloseable {
     }
   }
 
+  /** SIGSTOP / SIGCONT: the whole process stands still (a stalled pod), then goes on where it was. */
+  void signal(String sig) throws Exception {
+    Process p = new ProcessBuilder("kill", "-" + sig, String.valueOf(process.pid())).inheritIO().start();
+    if (p.waitFor() != 0) {
+      throw new AssertionError("kill -" + sig + " " + process.pid() + " failed");
+    }
+  }
+
   boolean alive() {
     return process.isAlive();
   }
