@@ -120,11 +120,12 @@ public final class TestRelay implements AutoCloseable {
     stop();
     if (ownsDataDir) {
       deleteTree(dataDir);
-      TestDialect.drop(dataDir);
     }
   }
 
+  /** Deletes a relay's data directory and, on the MySQL test dialect, its databases. */
   static void deleteTree(Path dir) throws IOException {
+    TestDialect.drop(dir);
     if (!Files.exists(dir)) {
       return;
     }
