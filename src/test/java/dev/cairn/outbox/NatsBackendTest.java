@@ -104,7 +104,10 @@ class NatsBackendTest {
       try (TestRelay relay = TestRelay.start(config, java.util.Map.of()); RelayClient client = relay.connect()) {
         Path db = OutboxDb.tenantDb(relay.dataDir(), "default");
         publish(client, bob, 5, "before");
-        OutboxDb.await("first 5 relayed", 30, () -> nats.messageCount() == 5);
+        // relayed and settled: a row whose publish was acked but whose settle has not committed yet would
+        // still count as waiting below
+        OutboxDb.await("first 5 relayed", 30, () -> nats.messageCount() == 5
+            && OutboxDb.count(db, "SELECT COUNT(*) FROM event_queue WHERE status = 'done'") == 5);
         proxy.stop(); // NATS goes away mid-run
         List<String> during = publish(client, bob, 20, "during");
         // The relay sees the outage (rows it tried meanwhile are deferred with the reason), and waits.
