@@ -50,9 +50,8 @@ public final class MysqlTenant implements TenantStore {
    */
   static Future<MysqlTenant> open(MysqlPlacement placement, Pool pool) {
     return MysqlServerKind.of(pool).compose(server -> MysqlOutboxStore.open(pool, placement.tenant())
-        .compose(outbox -> outbox.refreshBacklog()
-            .compose(backlog -> pool.preparedQuery("SELECT event_seq FROM tenant_counters WHERE tenant_id = ?")
-                .execute(Tuple.of(placement.tenant())))
+        .compose(outbox -> pool.preparedQuery("SELECT event_seq FROM tenant_counters WHERE tenant_id = ?")
+            .execute(Tuple.of(placement.tenant())) // the backlog: counted by MysqlOutboxStore.open
             .map(rows -> new MysqlTenant(placement, pool,
                 rows.size() == 0 ? 0 : rows.iterator().next().getLong(0), outbox, server))));
   }
