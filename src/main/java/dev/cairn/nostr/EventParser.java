@@ -44,6 +44,29 @@ public final class EventParser {
     }
   }
 
+  /**
+   * The {@code content} of a stored event's JSON ("" when it has none), skipping every other member
+   * without building it: the search indexer reads only this from each event it indexes.
+   */
+  public static String content(byte[] json) throws InvalidMessageException {
+    try (JsonParser p = JsonInput.utf8Parser(json, "event")) {
+      if (p.nextToken() != JsonToken.START_OBJECT) {
+        throw new InvalidMessageException("invalid: event must be a JSON object");
+      }
+      while (p.nextToken() == JsonToken.FIELD_NAME) {
+        String name = p.currentName();
+        JsonToken value = p.nextToken();
+        if ("content".equals(name) && value == JsonToken.VALUE_STRING) {
+          return p.getText();
+        }
+        p.skipChildren();
+      }
+      return "";
+    } catch (IOException e) {
+      throw JsonInput.notJson("event");
+    }
+  }
+
   private static NostrEvent parseDocument(JsonParser parser) throws InvalidMessageException {
     try (JsonParser p = parser) {
       NostrEvent event;

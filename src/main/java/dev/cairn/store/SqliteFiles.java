@@ -15,10 +15,13 @@ public final class SqliteFiles {
   static final int BUSY_TIMEOUT_MS = 5000;
   /**
    * Page size of new databases. Group commits write every page they dirtied to the WAL, and the
-   * random-key indexes (ids, pubkeys, tags) dirty about one page per entry: fewer, larger pages
-   * measured cheaper per event than 4 KB ones (docs/benchmarks.md). Existing files keep theirs.
+   * random-key indexes (ids, pubkeys, tags) dirty about one page per entry, so the bytes a commit writes
+   * grow with the page size. Measured on the benchmark's events (docs/benchmarks.md): at the batch sizes
+   * of one busy connection (20-50 events) 4 KB pages cost 120 us of writer CPU per event against 175-200
+   * for 8 KB (57 KB of WAL per event against 37 KB); from 200 events per batch up they are equal. Existing
+   * files keep theirs.
    */
-  static final int PAGE_SIZE = 8192;
+  static final int PAGE_SIZE = 4096;
 
   private SqliteFiles() {}
 

@@ -159,4 +159,14 @@ class EventParserTest {
     assertNull(rejects(json("id", "\"nothex\"", "kind", "1.5")).eventId());
     assertNull(rejects(json("id", "\"nothex\"")).eventId());
   }
+
+  @Test
+  void contentReadsOnlyTheContentMember() throws Exception {
+    byte[] stored = ("{\"id\":\"" + ID + "\",\"tags\":[[\"content\",\"not this\"],[\"e\",{\"content\":1}]],"
+        + "\"content\":\"caf\\u00e9 \\\"quoted\\\"\\n\u65e5\",\"kind\":1}").getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    assertEquals("caf\u00e9 \"quoted\"\n\u65e5", EventParser.content(stored));
+    assertEquals("", EventParser.content("{\"kind\":1,\"tags\":[]}".getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+    assertThrows(InvalidMessageException.class, () -> EventParser.content("[1]".getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+    assertThrows(InvalidMessageException.class, () -> EventParser.content("{\"content\":".getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+  }
 }
