@@ -198,6 +198,8 @@ public final class Root extends VerticleBase {
     return currentEngine = new DatabaseEngine(channels, config.storeDir(), List.copyOf(config.tenants().keySet()),
         config.storeReaders(), config.storeWriters(), config.maxBatch(), config.limits().defaultLimit(), config.limits().maxLimit(),
         crashReporter("database-engine")).withStore(config.store()).withSignalPlane(signalMetrics == null ? null : signalSettings(), signalMetrics).withFeed(feedSettings, feedMetrics).withOutboxGauge(outboxPending)
+        .withOutboxSettledOnWrite(outboxSettings.deliversOutsideTheDb() ? null
+            : dev.cairn.delivery.outbox.OutboxMetrics.publishedInDb(metrics.registry()))
         .expirySweepEvery(Durations.parse("store.expiry_sweep_interval",
             config.raw().getJsonObject("store").getString("expiry_sweep_interval", "60s")).toMillis())
         .withQueryBudget(config.limits().queryBudgetMillis(), config.limits().queryBudgetText(),

@@ -116,10 +116,22 @@ public final class DatabaseEngine extends Supervised {
   }
 
   private OutboxPendingGauge pendingGauge;
+  /** Set: no handler runs outside the DB, SQLite stores write their outbox rows done and count them here. */
+  private java.util.function.IntConsumer outboxSettledOnWrite;
 
   /** Seed 000: the {@code cairn_outbox_pending} meter this engine keeps current; call before deploying. */
   public DatabaseEngine withOutboxGauge(OutboxPendingGauge gauge) {
     this.pendingGauge = gauge;
+    return this;
+  }
+
+  /**
+   * Seed 000 with nothing to deliver outside the DB ({@code outbox.backend=db}, no forward relays): the
+   * SQLite stores write their outbox rows done, counted into {@code delivered}, and no claim transaction
+   * follows each write. Call before deploying.
+   */
+  public DatabaseEngine withOutboxSettledOnWrite(java.util.function.IntConsumer delivered) {
+    this.outboxSettledOnWrite = delivered;
     return this;
   }
 
@@ -240,8 +252,18 @@ public final class DatabaseEngine extends Supervised {
   }
 
   private SqliteTenant openSqlite(String tenant) {
-    return new SqliteTenant(SqliteTenantStore.open(storeDir.resolve("tenants").resolve(tenant + ".db"), readers),
-        writers, readerPool, upkeep);
+    SqliteTenantStore store = SqliteTenantStore.open(storeDir.resolve("tenants").resolve(tenant + ".db"), readers);
+    if (outboxSettledOnWrite != null) {
+      store.settleOutboxOnWrite(outboxSettledOnWrite);
+    }
+    return new SqliteTenant(store, writers, readerPool, upkeep);
+  }
+
+  /** Wakes the outbox consumer for rows a commit left to deliver (none when the store writes them done). */
+  private void outboxWritten(String tenant, TenantStore store) {
+    if (!(store instanceof SqliteTenant s && s.sqlite().settlesOutboxOnWrite())) {
+      outboxCommands.wake(tenant);
+    }
   }
 
   /** MySQL: the meta DB, then every configured tenant where the registry places it (created if new). */
@@ -489,7 +511,7 @@ public final class DatabaseEngine extends Supervised {
             feed.afterCommit(tenant, ar.result());
           }
           if (ar.succeeded() && ar.result().results().stream().anyMatch(r -> r instanceof PersistResult.Stored)) {
-            outboxCommands.wake(tenant);
+            outboxWritten(tenant, store);
             store.afterWrite();
           }
           commitNext(tenant);
@@ -562,7 +584,7 @@ public final class DatabaseEngine extends Supervised {
       store.purgeExpired(now, 5000)
           .onSuccess(removed -> {
             if (!removed.isEmpty()) {
-              outboxCommands.wake(e.getKey());
+              outboxWritten(e.getKey(), store);
               store.afterWrite();
             }
             feed.afterPurge(e.getKey(), removed);

@@ -75,6 +75,8 @@ public final class SqliteTenantStore implements AutoCloseable {
   private final SqliteEventWriter events;
   /** Outbox (seed 000): the one path that writes domain events, in the same transaction. */
   private final OutboxWriter outbox;
+  /** Set: outbox rows are written done and counted here (see {@link #settleOutboxOnWrite}). */
+  private volatile java.util.function.IntConsumer settledOnWrite;
 
   private SqliteTenantStore(Path file, Connection writer, List<Connection> readerList, Connection checkpointer,
       Connection search) throws SQLException {
@@ -106,6 +108,34 @@ public final class SqliteTenantStore implements AutoCloseable {
   /** Outbox rows not yet delivered ({@code cairn_outbox_pending}): current, with no query. */
   public long outboxBacklog() {
     return outboxBacklog.get();
+  }
+
+  /**
+   * No handler runs outside the DB: outbox rows are written done ({@link OutboxWriter#settleOnWrite}) and
+   * {@code delivered} hears how many after each commit ({@code cairn_outbox_published_total{backend="db"}}).
+   * Call before the first write.
+   */
+  public void settleOutboxOnWrite(java.util.function.IntConsumer delivered) {
+    outbox.settleOnWrite();
+    this.settledOnWrite = delivered;
+  }
+
+  /** Whether outbox rows are written done (no claim needs to follow a write). */
+  public boolean settlesOutboxOnWrite() {
+    return settledOnWrite != null;
+  }
+
+  private void outboxCommitted() {
+    outboxBacklog.addAndGet(outbox.takeWritten());
+    int settled = outbox.takeSettled();
+    if (settled > 0) {
+      settledOnWrite.accept(settled);
+    }
+  }
+
+  private void outboxRolledBack() {
+    outbox.takeWritten();
+    outbox.takeSettled();
   }
 
   /** {@code n} outbox rows were delivered or dead-lettered (their transaction committed). */
@@ -276,11 +306,11 @@ public final class SqliteTenantStore implements AutoCloseable {
       }
       commit.execute();
       highWater = plan.highWater();
-      outboxBacklog.addAndGet(outbox.takeWritten());
+      outboxCommitted();
       return new PersistOutcome(plan.results(), feedError == null ? List.of() : feed, bounds, feedError);
     } catch (SQLException | RuntimeException e) {
       rollbackQuietly();
-      outbox.takeWritten();
+      outboxRolledBack();
       throw e;
     }
   }
@@ -322,11 +352,11 @@ public final class SqliteTenantStore implements AutoCloseable {
         events.apply(new WritePlan(List.of(), ops, highWater), List.of(), System.currentTimeMillis());
         outbox.enqueue(outbox.eventsOf(out, System.currentTimeMillis()));
         commit.execute();
-        outboxBacklog.addAndGet(outbox.takeWritten());
+        outboxCommitted();
         return out;
       } catch (SQLException | RuntimeException e) {
         rollbackQuietly();
-        outbox.takeWritten();
+        outboxRolledBack();
         throw e;
       }
     } catch (SQLException e) {

@@ -114,6 +114,31 @@ class DbBackendTest {
     }
   }
 
+  /**
+   * The default: outbox.backend=db with nothing to forward. The rows are written done with their events (no
+   * claim transaction after each write), counted as published, and the search handler still follows them.
+   */
+  @Test
+  void withNothingToDeliverOutsideTheDbRowsAreWrittenDone() throws Exception {
+    Assumptions.assumeFalse(TestDialect.mysql(), OutboxDb.NO_MYSQL_SEARCH);
+    EventSigner alice = EventSigner.random();
+    try (TestRelay relay = TestRelay.start(new JsonObject(), Map.of());
+        RelayClient client = relay.connect()) {
+      Path db = OutboxDb.tenantDb(relay.dataDir(), "default");
+      List<String> bananas = publishNotes(client, alice).get(1);
+      // checked right after the last OK: no consumer had to come by
+      assertEquals(30, OutboxDb.count(db, "SELECT COUNT(*) FROM event_queue WHERE status = 'done'"));
+      assertEquals(0, OutboxDb.count(db, "SELECT COUNT(*) FROM event_queue WHERE status <> 'done'"));
+      OutboxDb.await("the search handler applied every row", 30, () -> OutboxDb.searchCaughtUp(db));
+      List<JsonObject> found = client.query("s1", new JsonObject().put("search", "banana"));
+      assertEquals(Set.copyOf(bananas), found.stream().map(e -> e.getString("id")).collect(Collectors.toSet()));
+      String metrics = HTTP.send(HttpRequest.newBuilder(URI.create(relay.httpUrl() + "/metrics")).build(),
+          HttpResponse.BodyHandlers.ofString()).body();
+      assertTrue(metrics.contains("cairn_outbox_published_total{backend=\"db\"} 30.0"), metrics);
+      assertTrue(metrics.contains("cairn_outbox_pending 0.0"), metrics);
+    }
+  }
+
   @Test
   void aHandlerThatKeepsFailingIsDeadLetteredWhileTheOthersStillRun() throws Exception {
     EventSigner bob = EventSigner.random();

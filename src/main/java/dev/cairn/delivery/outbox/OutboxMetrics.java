@@ -13,6 +13,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * {@code cairn_handler_runs_total{handler,result}}.
  */
 public final class OutboxMetrics {
+  private static final String PUBLISHED = "cairn_outbox_published_total";
+
   private final MeterRegistry registry;
   private final Meters meters;
   private final Counter deadLettered;
@@ -37,7 +39,16 @@ public final class OutboxMetrics {
   }
 
   public void published(String backend, int rows) {
-    meters.counter("cairn_outbox_published_total", "backend", backend).increment(rows);
+    meters.counter(PUBLISHED, "backend", backend).increment(rows);
+  }
+
+  /**
+   * {@code cairn_outbox_published_total{backend="db"}} for the rows a store writes done (nothing to deliver
+   * outside the DB): the same meter {@link #published} counts into.
+   */
+  public static java.util.function.IntConsumer publishedInDb(MeterRegistry registry) {
+    Counter c = Counter.builder(PUBLISHED).tag("backend", OutboxSettings.DB).register(registry);
+    return c::increment;
   }
 
   /** {@code result}: ok, failed, skipped (done already), deferred (claimed elsewhere), ledger_error. */

@@ -29,6 +29,11 @@ public record OutboxSettings(
   public static final String JETSTREAM = "jetstream";
   public static final String CORE = "core";
 
+  /** Whether any handler runs outside the DB (the nats backend, or relays to forward to). */
+  public boolean deliversOutsideTheDb() {
+    return !DB.equals(backend) || !forwardRelays.isEmpty();
+  }
+
   public static OutboxSettings from(JsonObject raw) {
     JsonObject outbox = raw.getJsonObject("outbox", new JsonObject());
     JsonObject nats = raw.getJsonObject("nats", new JsonObject());

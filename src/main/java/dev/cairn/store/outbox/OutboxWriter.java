@@ -19,14 +19,27 @@ public final class OutboxWriter {
   private final String tenant;
   private final PreparedStatement insert;
   private int batched;
-  /** Rows written by the open transaction (see {@link #takeWritten}). */
+  /** Rows written by the open transaction still to be delivered (see {@link #takeWritten}). */
   private int written;
+  /** Rows written done by the open transaction (see {@link #settleOnWrite}, {@link #takeSettled}). */
+  private int settled;
+  /**
+   * No handler runs outside the DB ({@code outbox.backend=db}, no forward relays): rows are written
+   * {@code done}, so no claim transaction has to follow every write to mark them. The search indexer
+   * reads them by id whatever their status; they are pruned with the other done rows.
+   */
+  private boolean settleOnWrite;
 
   public OutboxWriter(Connection writer, String tenant) throws SQLException {
     this.tenant = tenant;
     this.insert = writer.prepareStatement("INSERT INTO event_queue"
         + "(event_id, type, body, status, attempts, available_at, created_at, stored_seq)"
-        + " VALUES (?, ?, ?, 'pending', 0, ?, ?, ?)");
+        + " VALUES (?, ?, ?, ?, 0, ?, ?, ?)");
+  }
+
+  /** From now on rows are written done (see the field); call before the first write. */
+  public void settleOnWrite() {
+    this.settleOnWrite = true;
   }
 
   /** Adds the domain events of one persist outcome: EventStored (naming the event), then one EventDeleted per removal. */
@@ -59,10 +72,17 @@ public final class OutboxWriter {
     return out;
   }
 
-  /** Rows written since the last call (the caller counts them once its transaction committed). */
+  /** Rows to deliver written since the last call (the caller counts them once its transaction committed). */
   public int takeWritten() {
     int n = written;
     written = 0;
+    return n;
+  }
+
+  /** Rows written done since the last call (0 unless {@link #settleOnWrite}). */
+  public int takeSettled() {
+    int n = settled;
+    settled = 0;
     return n;
   }
 
@@ -78,16 +98,21 @@ public final class OutboxWriter {
     insert.setString(1, eventId);
     insert.setString(2, type);
     insert.setString(3, body);
-    insert.setLong(4, nowMs);
+    insert.setString(4, settleOnWrite ? "done" : "pending");
     insert.setLong(5, nowMs);
+    insert.setLong(6, nowMs);
     if (storedSeq == null) {
-      insert.setNull(6, Types.INTEGER);
+      insert.setNull(7, Types.INTEGER);
     } else {
-      insert.setLong(6, storedSeq);
+      insert.setLong(7, storedSeq);
     }
     insert.addBatch();
     batched++;
-    written++;
+    if (settleOnWrite) {
+      settled++;
+    } else {
+      written++;
+    }
   }
 
   public void close() {
