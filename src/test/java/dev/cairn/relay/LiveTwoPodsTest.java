@@ -89,7 +89,7 @@ class LiveTwoPodsTest {
       assertEquals(null, subA.poll(Duration.ofMillis(300)), "nothing twice on A");
       assertEquals(null, subB.poll(Duration.ofMillis(300)), "nothing twice on B");
     } finally {
-      TestDialect.drop(cluster);
+      TestDialect.dropDatabases(cluster);
     }
   }
 

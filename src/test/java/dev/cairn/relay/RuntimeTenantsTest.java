@@ -134,7 +134,7 @@ class RuntimeTenantsTest {
       assertEquals(404, send(a, "GET", id, null, TOKEN).statusCode());
       assertEquals(404, send(a, "DELETE", id, null, TOKEN).statusCode(), "deleting twice: nothing to delete");
     } finally {
-      TestDialect.drop(cluster);
+      TestDialect.dropDatabases(cluster);
     }
   }
 
@@ -176,7 +176,7 @@ class RuntimeTenantsTest {
       assertEquals(200, feed.statusCode());
       feed.body().close();
     } finally {
-      TestDialect.drop(cluster);
+      TestDialect.dropDatabases(cluster);
     }
   }
 

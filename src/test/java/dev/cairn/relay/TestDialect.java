@@ -48,9 +48,16 @@ public final class TestDialect {
 
   /** Drops the databases of {@code dataDir}'s relay (the meta DB and every tenant database named after it). */
   public static void drop(Path dataDir) {
-    if (!mysql()) {
-      return;
+    if (mysql()) {
+      dropDatabases(dataDir);
     }
+  }
+
+  /**
+   * {@link #drop} whatever the test dialect: for tests that run their own MySQL pods (named after
+   * {@code dataDir}) in the SQLite execution too.
+   */
+  public static void dropDatabases(Path dataDir) {
     try {
       for (String db : databases(dataDir)) {
         onServer(admin -> admin.query("DROP DATABASE IF EXISTS `" + db + "`").execute());
