@@ -18,6 +18,13 @@ final class SqliteUpkeep {
   /** Writes within this delay share one checkpoint. */
   private static final long CHECKPOINT_DELAY_MS = 250;
   private static final int WAL_BACKLOG_WARN_FRAMES = 100_000;
+  /**
+   * Writes within this delay share one search indexer run: its steps then cover hundreds to thousands of
+   * rows (fewer FTS5 segments to flush and merge: about a quarter less CPU per row than a run per commit),
+   * and it does not take turns with every group commit for the cores. The index trails by at most this
+   * plus a run.
+   */
+  private static final long SEARCH_DELAY_MS = 500;
   /** Outbox rows the search indexer applies per transaction, and transactions per run before others' turn. */
   private static final int SEARCH_STEP_ROWS = 2_000;
   private static final int SEARCH_STEPS_PER_RUN = 50;
@@ -67,6 +74,15 @@ final class SqliteUpkeep {
       return;
     }
     searching.put(tenant, Boolean.FALSE);
+    vertx.setTimer(SEARCH_DELAY_MS, id -> indexNow(store));
+  }
+
+  private void indexNow(SqliteTenantStore store) {
+    String tenant = store.tenant();
+    if (store.isClosed()) { // closed while the run waited (tenant removed, shutdown)
+      searching.remove(tenant);
+      return;
+    }
     searchPool.executeBlocking(() -> {
       int steps = 0;
       while (store.indexSearch(SEARCH_STEP_ROWS) && ++steps < SEARCH_STEPS_PER_RUN) {
