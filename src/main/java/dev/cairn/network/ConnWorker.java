@@ -36,7 +36,8 @@ final class ConnWorker extends Supervised {
   private final Limits limits;
   private final java.security.SecureRandom challenges = new java.security.SecureRandom();
   private final Channels channels;
-  private final Map<Long, ConnState> conns = new HashMap<>();
+  /** By connection id, unboxed: looked up once per connection per live event. */
+  private final io.netty.util.collection.LongObjectHashMap<ConnState> conns = new io.netty.util.collection.LongObjectHashMap<>();
   private final Map<Integer, BoundedChannel<ListenerInbox>> listeners = new HashMap<>();
   private OrderedSender<NetworkInbox> toManager;
   private Inbox<ConnWorkerInbox> inbox;
@@ -198,7 +199,11 @@ final class ConnWorker extends Supervised {
       if (c == null) {
         continue;
       }
-      LiveOut out = byListener.computeIfAbsent(c.listener, x -> new LiveOut(l.matches().size()));
+      LiveOut out = byListener.get(c.listener);
+      if (out == null) {
+        out = new LiveOut(l.matches().size());
+        byListener.put(c.listener, out);
+      }
       for (String subId : m.live()) {
         byte[] prefix = c.subs.get(subId);
         if (prefix != null) {

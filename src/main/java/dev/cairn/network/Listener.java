@@ -66,11 +66,16 @@ final class Listener extends Supervised {
   /** Issue 10: {@code /admin/tenants}, the runtime tenants of the meta DB. */
   private TenantsApi tenantsApi;
   private final StatusFigures figures;
-  private final Map<Long, Socket> sockets = new HashMap<>();
+  /** By connection id, unboxed: looked up once per connection per delivery. */
+  private final io.netty.util.collection.LongObjectHashMap<Socket> sockets = new io.netty.util.collection.LongObjectHashMap<>();
   /** Sockets paused because network-manager gave no credit: resumed when the frames waiting for it are sent. */
   private final Set<Socket> pausedForCredit = new HashSet<>();
-  /** Sockets with queued messages and room to write them: served by {@link #flushDirty}, a turn at a time. */
-  private final java.util.LinkedHashMap<Long, Socket> dirty = new java.util.LinkedHashMap<>();
+  /**
+   * Sockets with queued messages and room to write them, in the order they became dirty: served by
+   * {@link #flushDirty}, a turn at a time. A socket is in it while {@code Socket.dirty} is set (an entry
+   * whose flag was cleared meanwhile is skipped): no map entry or boxed id per delivery.
+   */
+  private final java.util.ArrayDeque<Socket> dirty = new java.util.ArrayDeque<>();
   private boolean flushScheduled;
   private final SocketFootprint footprint = new SocketFootprint();
   private OrderedSender<NetworkInbox> toManager;
@@ -85,8 +90,11 @@ final class Listener extends Supervised {
 
   /** An accepted WebSocket, its outbound queue, and why it is paused, if it is. */
   private static final class Socket {
+    final long connId;
     final ServerWebSocket ws;
     final WsOutput out;
+    /** Listed in {@code dirty}. */
+    boolean dirty;
     boolean pausedForCredit;
     boolean pausedForWrites;
     /** Its input is refused (an oversized or malformed message): what it still sends is dropped. */
@@ -99,7 +107,8 @@ final class Listener extends Supervised {
     Buffer partial;
     boolean partialBinary;
 
-    Socket(ServerWebSocket ws, ChannelHandlerContext ctx, Runnable retryWrite) {
+    Socket(long connId, ServerWebSocket ws, ChannelHandlerContext ctx, Runnable retryWrite) {
+      this.connId = connId;
       this.ws = ws;
       this.out = new WsOutput(ctx, retryWrite);
     }
@@ -291,7 +300,7 @@ final class Listener extends Supervised {
     long connId = ids.next();
     boolean direct = footprint.apply(ws);
     ChannelHandlerContext ctx = ((WebSocketInternal) ws).channelHandlerContext();
-    Socket s = new Socket(ws, ctx, () -> {
+    Socket s = new Socket(connId, ws, ctx, () -> {
       Socket again = sockets.get(connId);
       if (again != null && !again.closing) {
         write(connId, again, FLUSH_TURN_BYTES);
@@ -441,7 +450,14 @@ final class Listener extends Supervised {
       write(connId, s, FLUSH_TURN_BYTES);
       return;
     }
-    dirty.put(connId, s);
+    markDirty(s);
+  }
+
+  private void markDirty(Socket s) {
+    if (!s.dirty) {
+      s.dirty = true;
+      dirty.add(s);
+    }
     if (!flushScheduled) {
       flushScheduled = true;
       context.runOnContext(v -> flushDirty());
@@ -451,17 +467,13 @@ final class Listener extends Supervised {
   /** Writes up to {@code budget} bytes for {@code s}; keeps it dirty when more waits and it is writable. */
   private void write(long connId, Socket s, long budget) {
     if (s.out.drain(budget)) {
-      dirty.remove(connId);
+      s.dirty = false;
       return;
     }
     if (s.out.writable()) {
-      dirty.put(connId, s);
-      if (!flushScheduled) {
-        flushScheduled = true;
-        context.runOnContext(v -> flushDirty());
-      }
+      markDirty(s);
     } else {
-      dirty.remove(connId);
+      s.dirty = false;
       if (!s.pausedForWrites) {
         slowReader(connId, s);
       }
@@ -471,15 +483,14 @@ final class Listener extends Supervised {
   /** One flush turn: each dirty socket gets up to {@link #FLUSH_TURN_BYTES}; the rest waits for the next turn. */
   private void flushDirty() {
     flushScheduled = false;
-    if (dirty.isEmpty()) {
-      return;
-    }
-    List<Map.Entry<Long, Socket>> turn = new ArrayList<>(dirty.entrySet());
-    dirty.clear();
-    for (Map.Entry<Long, Socket> e : turn) {
-      Socket s = e.getValue();
-      if (!s.closing && sockets.get(e.getKey()) == s) {
-        write(e.getKey(), s, FLUSH_TURN_BYTES);
+    for (int n = dirty.size(); n > 0; n--) { // this turn: the sockets dirty now; re-dirtied ones go next turn
+      Socket s = dirty.poll();
+      if (!s.dirty) {
+        continue; // written out meanwhile, or stopped
+      }
+      s.dirty = false;
+      if (!s.closing && sockets.get(s.connId) == s) {
+        write(s.connId, s, FLUSH_TURN_BYTES);
       }
     }
   }

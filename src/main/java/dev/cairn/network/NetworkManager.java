@@ -61,7 +61,8 @@ public final class NetworkManager extends Supervised {
   /** Tenants this pod wrote lately, with {last seq, when}: what its beacons announce. */
   private final Map<String, long[]> recentWrites = new HashMap<>();
   private long gapTimerAt = Long.MAX_VALUE;
-  private final Map<Long, Conn> conns = new HashMap<>();
+  /** By connection id, unboxed: looked up once per matched connection per event. */
+  private final io.netty.util.collection.LongObjectHashMap<Conn> conns = new io.netty.util.collection.LongObjectHashMap<>();
   private final SubscriptionRegistry registry = new SubscriptionRegistry();
   private final List<Worker> workers = new ArrayList<>();
   private final List<Child> listenerChildren = new ArrayList<>();
@@ -421,7 +422,12 @@ public final class NetworkManager extends Supervised {
       for (SubscriptionRegistry.Match m : matches) {
         Conn c = conns.get(m.connId());
         if (c != null) {
-          byWorker.computeIfAbsent(c.worker(), w -> new ArrayList<>(matches.size())).add(m);
+          List<SubscriptionRegistry.Match> mine = byWorker.get(c.worker());
+          if (mine == null) {
+            mine = new ArrayList<>(matches.size());
+            byWorker.put(c.worker(), mine);
+          }
+          mine.add(m);
         }
       }
       byWorker.forEach((w, ms) -> w.sender.channel().sendOwed(new ConnWorkerInbox.Live(json, ms)));

@@ -15,14 +15,20 @@ final class Subscription {
   static final int MAX_HELD_LIVE = 5000;
 
   final String subId;
+  /** {@code [subId]}, built once: what a live match names (no list per event and connection). */
+  final List<String> self;
   final long serial;
   final List<Filter> filters;
   final long seqFloor;
   boolean historyDone;
   List<byte[]> heldLive;
+  /** The registry's: the connection's subscriptions, and the last match this one took part in. */
+  SubscriptionRegistry.ConnSubs owner;
+  long matchedIn;
 
   Subscription(String subId, long serial, List<Filter> filters, long seqFloor) {
     this.subId = subId;
+    this.self = List.of(subId);
     this.serial = serial;
     this.filters = filters;
     this.seqFloor = seqFloor;

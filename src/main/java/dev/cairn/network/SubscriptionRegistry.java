@@ -3,11 +3,9 @@ package dev.cairn.network;
 import dev.cairn.nostr.NostrEvent;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * THE subscription registry: conn -> sub -> filters, per tenant, and the only matcher. Owned by
@@ -17,16 +15,34 @@ final class SubscriptionRegistry {
   /** A match of one event on one connection: the sub ids that want it now. */
   record Match(long connId, List<String> live) {}
 
-  private final Map<Long, Map<String, Subscription>> byConn = new HashMap<>();
+  /**
+   * One connection's subscriptions; {@code matchedIn}/{@code slot}: the last match that found one of
+   * them, and where its {@link Match} is in that match's answer (a match allocates no map or set).
+   */
+  static final class ConnSubs {
+    final long connId;
+    final Map<String, Subscription> subs = new LinkedHashMap<>();
+    long matchedIn;
+    int slot;
+
+    ConnSubs(long connId) {
+      this.connId = connId;
+    }
+  }
+
+  private final Map<Long, ConnSubs> byConn = new HashMap<>();
+  /** Numbers each {@link #match}: a subscription or connection marked with the current one was seen. */
+  private long matches;
   private final Map<Long, String> tenantOf = new HashMap<>();
   private final Map<String, FilterIndex> indexes = new HashMap<>();
 
   /** Adds or replaces (same sub id) a subscription; returns the number of subs added (0 or 1). */
   int put(String tenant, long connId, Subscription sub) {
-    Map<String, Subscription> subs = byConn.computeIfAbsent(connId, c -> new LinkedHashMap<>());
+    ConnSubs conn = byConn.computeIfAbsent(connId, ConnSubs::new);
     tenantOf.put(connId, tenant);
     FilterIndex index = indexes.computeIfAbsent(tenant, t -> new FilterIndex());
-    Subscription old = subs.put(sub.subId, sub);
+    sub.owner = conn;
+    Subscription old = conn.subs.put(sub.subId, sub);
     if (old != null) {
       index.remove(connId, old);
     }
@@ -35,19 +51,19 @@ final class SubscriptionRegistry {
   }
 
   Subscription get(long connId, String subId) {
-    Map<String, Subscription> subs = byConn.get(connId);
-    return subs == null ? null : subs.get(subId);
+    ConnSubs conn = byConn.get(connId);
+    return conn == null ? null : conn.subs.get(subId);
   }
 
   /** Removes one subscription; returns 1 when it existed. */
   int remove(long connId, String subId) {
-    Map<String, Subscription> subs = byConn.get(connId);
-    Subscription sub = subs == null ? null : subs.remove(subId);
+    ConnSubs conn = byConn.get(connId);
+    Subscription sub = conn == null ? null : conn.subs.remove(subId);
     if (sub == null) {
       return 0;
     }
     indexes.get(tenantOf.get(connId)).remove(connId, sub);
-    if (subs.isEmpty()) {
+    if (conn.subs.isEmpty()) {
       byConn.remove(connId);
       tenantOf.remove(connId);
     }
@@ -56,19 +72,23 @@ final class SubscriptionRegistry {
 
   /** Removes every subscription of a connection; returns how many there were. */
   int removeConn(long connId) {
-    Map<String, Subscription> subs = byConn.remove(connId);
-    if (subs == null) {
+    ConnSubs conn = byConn.remove(connId);
+    if (conn == null) {
       return 0;
     }
     FilterIndex index = indexes.get(tenantOf.remove(connId));
-    for (Subscription sub : subs.values()) {
+    for (Subscription sub : conn.subs.values()) {
       index.remove(connId, sub);
     }
-    return subs.size();
+    return conn.subs.size();
   }
 
+  /** The answer of {@link #match}, reused: no list grown from empty per event. */
+  private final ArrayList<Match> scratch = new ArrayList<>();
+
   /**
-   * Matches one event against the live filters of its tenant. Subscriptions still waiting for their
+   * Matches one event against the live filters of its tenant; the answer is valid until the next call
+   * (the caller copies what it keeps). Subscriptions still waiting for their
    * history answer get the event held (or, when they hold too many, are returned in
    * {@code overflowed}). Each subscription gets the event at most once, whichever filters matched.
    */
@@ -78,26 +98,32 @@ final class SubscriptionRegistry {
     if (index == null || index.size() == 0) {
       return List.of();
     }
-    Map<Long, List<String>> live = new LinkedHashMap<>();
-    Set<Subscription> seen = new HashSet<>();
+    long stamp = ++matches;
+    List<Match> out = scratch;
+    out.clear();
     index.candidates(event, e -> {
       Subscription sub = e.sub();
-      if ((seq != 0 && seq < sub.seqFloor) || !seen.add(sub)) {
-        return; // before the floor: covered by this subscription's history query
+      if ((seq != 0 && seq < sub.seqFloor) || sub.matchedIn == stamp) {
+        return; // before the floor: covered by this subscription's history query; or matched already
       }
+      sub.matchedIn = stamp;
       if (!sub.historyDone) {
         if (!sub.hold(eventJson)) {
           overflowed.add(Map.entry(e.connId(), sub.subId));
         }
         return;
       }
-      live.computeIfAbsent(e.connId(), c -> new ArrayList<>(2)).add(sub.subId);
+      ConnSubs conn = sub.owner;
+      if (conn.matchedIn != stamp) {
+        conn.matchedIn = stamp;
+        conn.slot = out.size();
+        out.add(new Match(conn.connId, sub.self));
+      } else { // a second subscription of the same connection (rare): one Match names both
+        List<String> live = new ArrayList<>(out.get(conn.slot).live());
+        live.add(sub.subId);
+        out.set(conn.slot, new Match(conn.connId, live));
+      }
     });
-    if (live.isEmpty()) {
-      return List.of();
-    }
-    List<Match> out = new ArrayList<>(live.size());
-    live.forEach((conn, subIds) -> out.add(new Match(conn, subIds)));
     return out;
   }
 }
