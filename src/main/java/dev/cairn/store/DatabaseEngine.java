@@ -261,7 +261,9 @@ public final class DatabaseEngine extends Supervised {
 
   /** Wakes the outbox consumer for rows a commit left to deliver (none when the store writes them done). */
   private void outboxWritten(String tenant, TenantStore store) {
-    if (!(store instanceof SqliteTenant s && s.sqlite().settlesOutboxOnWrite())) {
+    if (store instanceof SqliteTenant s && s.sqlite().settlesOutboxOnWrite()) {
+      outboxCommands.writtenDone(tenant); // nothing to wake; the done rows still age out
+    } else {
       outboxCommands.wake(tenant);
     }
   }

@@ -139,6 +139,41 @@ class DbBackendTest {
     }
   }
 
+  /**
+   * Written-done rows still age out: done rows past the 30-day retention go (the first chance after a
+   * start, then at most hourly), a dead-lettered one stays for the operator.
+   */
+  @Test
+  void doneRowsPastTheirRetentionArePruned() throws Exception {
+    Assumptions.assumeFalse(TestDialect.mysql(), "SQLite's rows written done");
+    EventSigner alice = EventSigner.random();
+    Path dir = java.nio.file.Files.createTempDirectory("cairn-prune");
+    try {
+      Path db = OutboxDb.tenantDb(dir, "default");
+      try (TestRelay relay = TestRelay.startOn(dir, new JsonObject());
+          RelayClient client = relay.connect()) {
+        assertTrue(client.publishAndWait(Events.note(alice, "a note", List.of())).getBoolean(2));
+      }
+      long old = System.currentTimeMillis() - 31L * 24 * 3600 * 1000;
+      assertEquals(3, OutboxDb.update(db, "INSERT INTO event_queue(event_id, type, body, status, attempts,"
+          + " available_at, created_at) VALUES ('old-1', 'EventDeleted', '{}', 'done', 0, " + old + ", " + old + "),"
+          + " ('old-2', 'EventDeleted', '{}', 'done', 0, " + old + ", " + old + "),"
+          + " ('old-3', 'EventDeleted', '{}', 'dead_lettered', 1, " + old + ", " + old + ")"));
+      try (TestRelay relay = TestRelay.startOn(dir, new JsonObject());
+          RelayClient client = relay.connect()) {
+        assertTrue(client.publishAndWait(Events.note(alice, "a fresh note", List.of())).getBoolean(2));
+        OutboxDb.await("the old done rows pruned", 30,
+            () -> OutboxDb.count(db, "SELECT COUNT(*) FROM event_queue WHERE event_id LIKE 'old-%'") == 1);
+        assertEquals(1, OutboxDb.count(db, "SELECT COUNT(*) FROM event_queue WHERE event_id = 'old-3'"),
+            "a dead-lettered row stays for the operator");
+        assertEquals(2, OutboxDb.count(db, "SELECT COUNT(*) FROM event_queue WHERE event_id NOT LIKE 'old-%'"),
+            "recent done rows stay");
+      }
+    } finally {
+      TestRelayDirs.delete(dir);
+    }
+  }
+
   @Test
   void aHandlerThatKeepsFailingIsDeadLetteredWhileTheOthersStillRun() throws Exception {
     EventSigner bob = EventSigner.random();

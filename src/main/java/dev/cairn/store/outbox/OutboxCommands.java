@@ -24,7 +24,7 @@ public final class OutboxCommands {
 
   private final Function<String, OutboxStore> stores;
   private final BoundedChannel<DeliveryInbox> toDelivery;
-  /** Per tenant, when done rows and ledger rows were last pruned (lazily, from a Settle). */
+  /** Per tenant, when done rows and ledger rows were last pruned (lazily, from a Settle, a settling claim or a write). */
   private final Map<String, Long> lastPrune = new HashMap<>();
 
   /** {@code stores}: a tenant's outbox store, null when the tenant has no open store. */
@@ -68,17 +68,16 @@ public final class OutboxCommands {
     long now = System.currentTimeMillis();
     if (cmd instanceof OutboxCommand.ClaimDue c) {
       // settle: no handler outside the DB, delivered as soon as claimed (the search indexer reads the rows on its own)
+      if (c.settle()) { // no Settle follows these claims: prune from here
+        pruneIfDue(c.tenant(), store);
+      }
       return (c.settle() ? store.claimAndMarkDone(now, c.limit(), c.leaseMs())
           : store.claimDue(now, c.limit(), c.leaseMs(), true))
           .map(claim -> new OutboxReply.Claimed(c.requestId(), claim, null));
     } else if (cmd instanceof OutboxCommand.Settle s) {
       Future<OutboxReply> settled = store.settle(s.settlements())
           .map(r -> new OutboxReply.Settled(s.requestId(), r.left(), r.deadLettered(), null));
-      if (duePrune(s.tenant())) {
-        // Asked right after the settle: on SQLite it usually shares its transaction.
-        store.prune(now, PRUNE_MAX).onFailure(t -> LOG.log(Level.WARNING,
-            "outbox prune failed for tenant " + s.tenant(), t));
-      }
+      pruneIfDue(s.tenant(), store); // asked right after the settle: on SQLite it usually shares its transaction
       return settled;
     } else if (cmd instanceof OutboxCommand.ClaimLedger l) {
       return store.claimLedger(l.eventId(), l.handler(), now, l.leaseMs())
@@ -88,6 +87,34 @@ public final class OutboxCommands {
           .map(changed -> new OutboxReply.LedgerFinished(f.requestId(), changed, null));
     }
     throw new IllegalStateException("unhandled outbox command " + cmd);
+  }
+
+  /**
+   * A store that writes its rows done has neither claims nor settles after a write: its commits ask here
+   * (at most once an hour per tenant, like the others).
+   */
+  public void writtenDone(String tenant) {
+    OutboxStore store = stores.apply(tenant);
+    if (store != null) {
+      pruneIfDue(tenant, store);
+    }
+  }
+
+  /**
+   * Prunes done outbox rows and ledger rows past their retention, at most {@code PRUNE_MAX} each, once an
+   * hour per tenant; a full batch asks again at the next chance, so a backlog is worked off in batches.
+   */
+  private void pruneIfDue(String tenant, OutboxStore store) {
+    if (!duePrune(tenant)) {
+      return;
+    }
+    store.prune(System.currentTimeMillis(), PRUNE_MAX).onComplete(ar -> {
+      if (ar.failed()) {
+        LOG.log(Level.WARNING, "outbox prune failed for tenant " + tenant, ar.cause());
+      } else if (ar.result().outboxRows() >= PRUNE_MAX || ar.result().ledgerRows() >= PRUNE_MAX) {
+        lastPrune.remove(tenant);
+      }
+    });
   }
 
   private boolean duePrune(String tenant) {
