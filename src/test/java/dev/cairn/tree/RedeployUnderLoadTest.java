@@ -87,7 +87,13 @@ class RedeployUnderLoadTest {
         return null;
       }));
       threads.forEach(Thread::start);
-      Thread.sleep(300); // both consumers are attached
+      // A stream without a cursor starts at the feed's head (initial_sync): publishing before its first
+      // frame came would leave the first events before it, and the REQ consumer asks history anyway.
+      long attachBy = System.currentTimeMillis() + SETTLE.toMillis();
+      while (cursor.get() == null) {
+        assertTrue(System.currentTimeMillis() < attachBy, "the SSE consumer never got its first frame");
+        Thread.sleep(20);
+      }
 
       RelayClient pub = relay.connect();
       try {
