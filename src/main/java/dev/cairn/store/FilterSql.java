@@ -19,12 +19,18 @@ public final class FilterSql {
 
   /**
    * {@code SELECT ... FROM <from> WHERE <sql> ORDER BY <orderBy>}; params bind in that order. The
-   * selected row is always {@code e}.
+   * selected row is always {@code e}; {@code time} is the created_at column the plan walks in order
+   * ({@code e.created_at}, or {@code t.created_at} when a tag drives).
    */
-  public record Where(String from, String sql, String orderBy, List<Object> params) {}
+  public record Where(String from, String sql, String time, List<Object> params) {
+    /** NIP-01's order: newest first, ties by lowest id. */
+    public String orderBy() {
+      return time + " DESC, e.id ASC";
+    }
+  }
 
   static final String DEFAULT_FROM = "events e";
-  static final String DEFAULT_ORDER = "e.created_at DESC, e.id ASC";
+  static final String DEFAULT_TIME = "e.created_at";
 
   private FilterSql() {}
 
@@ -67,7 +73,7 @@ public final class FilterSql {
     StringBuilder sql = new StringBuilder();
     List<Object> params = new ArrayList<>();
     String from = DEFAULT_FROM;
-    String order = DEFAULT_ORDER;
+    String time = DEFAULT_TIME;
     Character driver = null;
     if (f.ids() == null && f.authors() == null) {
       // Drive from the tag index (key, created_at) in time order: a LIMIT stops early even for a
@@ -76,7 +82,7 @@ public final class FilterSql {
         if (t.getValue().size() == 1) {
           driver = t.getKey();
           from = dialect.tagDrivenFrom();
-          order = "t.created_at DESC, e.id ASC";
+          time = "t.created_at";
           if (dialect.scopedByTenant()) {
             sql.append("t.tenant_id = ? AND ");
             params.add(tenant);
@@ -144,7 +150,7 @@ public final class FilterSql {
       }
       params.add(match);
     }
-    return new Where(from, sql.toString(), order, params);
+    return new Where(from, sql.toString(), time, params);
   }
 
   /** Ids and pubkeys are stored as 32 raw bytes. */

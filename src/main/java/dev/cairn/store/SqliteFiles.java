@@ -22,6 +22,12 @@ public final class SqliteFiles {
    * files keep theirs.
    */
   static final int PAGE_SIZE = 4096;
+  /**
+   * Bytes of each file read through a memory map instead of a read() per page (SQLite caps it at its
+   * compile-time maximum, 2 GB in sqlite-jdbc). The newest events, which most queries read, sit at the
+   * end of the file: a map smaller than the file sent exactly those through syscalls.
+   */
+  static final long MMAP_SIZE = 1L << 34;
 
   private SqliteFiles() {}
 
@@ -84,7 +90,7 @@ public final class SqliteFiles {
         // another thread (SqliteTenantStore.checkpoint). A standalone connection keeps SQLite's default.
         st.execute("PRAGMA wal_autocheckpoint = " + (role == Role.STANDALONE ? 1000 : 0));
         st.execute("PRAGMA journal_size_limit = 67108864");
-        st.execute("PRAGMA mmap_size = 268435456");
+        st.execute("PRAGMA mmap_size = " + MMAP_SIZE);
         st.execute("PRAGMA temp_store = MEMORY");
         st.execute("PRAGMA cache_size = " + (role == Role.READER ? -16_000 : -64_000));
         if (role == Role.READER) {
