@@ -141,7 +141,8 @@ final class SseStreams {
       return; // gone: delivery was told
     }
     if (w.chunk().length > 0) {
-      s.response.write(io.vertx.core.buffer.Buffer.buffer(w.chunk()));
+      // wrapped, not copied: delivery built the chunk for this write alone
+      s.response.write(io.vertx.core.internal.buffer.BufferInternal.buffer(io.netty.buffer.Unpooled.wrappedBuffer(w.chunk())));
     }
     if (w.end()) {
       streams.remove(w.streamId());

@@ -57,8 +57,26 @@ public final class JsonBytes {
     return this;
   }
 
+  /** Appends {@code v} in decimal, without a String in between (every SSE frame has two). */
   public JsonBytes number(long v) {
-    return ascii(Long.toString(v));
+    if (v < 0) {
+      if (v == Long.MIN_VALUE) {
+        return ascii(Long.toString(v));
+      }
+      put('-');
+      v = -v;
+    }
+    int digits = 1;
+    for (long x = v; x >= 10; x /= 10) {
+      digits++;
+    }
+    ensure(digits);
+    for (int i = len + digits - 1; i >= len; i--) {
+      buf[i] = (byte) ('0' + v % 10);
+      v /= 10;
+    }
+    len += digits;
+    return this;
   }
 
   /** Appends {@code s} as a quoted JSON string in UTF-8. Unpaired surrogates become '?', as String.getBytes does. */

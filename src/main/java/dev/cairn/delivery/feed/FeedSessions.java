@@ -42,6 +42,10 @@ import java.util.Map;
  * streams cause no DB read at all.
  */
 public final class FeedSessions {
+  /** Bytes of a stored frame around its event JSON (id and event lines, seq and ts), with room to spare. */
+  private static final int STORED_FRAME_OVERHEAD = 128;
+  /** Bytes of any other frame (a deleted row: id, kind, pubkey and reason), with room to spare. */
+  private static final int FRAME_OVERHEAD = 400;
   private final Vertx vertx;
   private final Channels channels;
   private final FeedSettings settings;
@@ -201,7 +205,11 @@ public final class FeedSessions {
     }
     s.errorBackoff = 0;
     FeedPage page = p.page();
-    JsonBytes out = new JsonBytes(page.rows().size() * 1024 + 256);
+    int size = 256;
+    for (FeedRow r : page.rows()) {
+      size += r.json() == null ? FRAME_OVERHEAD : r.json().length + STORED_FRAME_OVERHEAD; // one buffer, never grown
+    }
+    JsonBytes out = new JsonBytes(size);
     for (FeedRow r : page.rows()) {
       if (r.hasFrame()) {
         SseFrames.row(out, s.epoch, r);

@@ -135,10 +135,15 @@ public final class MysqlFeedStore implements FeedStore {
         .compose(rs -> {
           List<FeedRow> out = new ArrayList<>(rs.size());
           for (Row r : rs) {
-            Buffer json = r.getBuffer(7);
-            out.add(new FeedRow(r.getLong(0), r.getLong(1), r.getString(2), Hex.encode(r.getBuffer(3).getBytes()),
-                r.getInteger(4), Hex.encode(r.getBuffer(5).getBytes()), r.getString(6),
-                json == null ? null : json.getBytes()));
+            String type = r.getString(2);
+            if (FeedChange.STORED.equals(type)) { // the frame is the event's JSON (FeedRow)
+              Buffer json = r.getBuffer(7);
+              out.add(new FeedRow(r.getLong(0), r.getLong(1), type, null, 0, null, null,
+                  json == null ? null : json.getBytes()));
+            } else {
+              out.add(new FeedRow(r.getLong(0), r.getLong(1), type, Hex.encode(r.getBuffer(3).getBytes()),
+                  r.getInteger(4), Hex.encode(r.getBuffer(5).getBytes()), r.getString(6), null));
+            }
           }
           long last = out.isEmpty() ? after : out.get(out.size() - 1).seq();
           if (out.size() >= limit) {

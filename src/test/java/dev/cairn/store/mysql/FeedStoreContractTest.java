@@ -133,10 +133,7 @@ class FeedStoreContractTest {
     assertEquals(6, all.scannedTo());
     FeedRow first = all.rows().get(0);
     assertEquals(FeedChange.STORED, first.type());
-    assertEquals(a1.id(), first.eventId());
-    assertEquals(ALICE, first.pubkey());
-    assertEquals(1, first.kind());
-    assertArrayEquals(a1.json(), first.json(), "a stored row joins its event's JSON");
+    assertArrayEquals(a1.json(), first.json(), "a stored row joins its event's JSON (which names the event)");
     FeedRow deleted = all.rows().get(3);
     assertEquals(List.of(FeedChange.DELETED, id(9), 1, BOB, "nip09", ts),
         List.of(deleted.type(), deleted.eventId(), deleted.kind(), deleted.pubkey(), deleted.reason(), deleted.ts()));
