@@ -38,10 +38,21 @@ public final class ReloadSignal {
     }
     tried = true;
     try {
-      sun.misc.Signal.handle(new sun.misc.Signal("HUP"), sig -> {
+      sun.misc.SignalHandler before = sun.misc.Signal.handle(new sun.misc.Signal("HUP"), sig -> {
         LOG.info("SIGHUP: reloading the policy rules");
-        LISTENERS.forEach(Runnable::run);
+        for (Runnable listener : LISTENERS) {
+          try {
+            listener.run();
+          } catch (RuntimeException e) { // one stopped node must not keep the others from reloading
+            LOG.log(Level.WARNING, "a policy node could not take the SIGHUP reload", e);
+          }
+        }
       });
+      if (before == sun.misc.SignalHandler.SIG_IGN) {
+        // the process was started with SIGHUP ignored (nohup): the JVM leaves it ignored, silently
+        LOG.warning("SIGHUP is ignored in this process (started with nohup?): policy rules reload on file change only");
+        return;
+      }
       installed = true;
     } catch (IllegalArgumentException | UnsupportedOperationException | LinkageError e) {
       LOG.log(Level.WARNING, "SIGHUP cannot be handled on this JVM; policy rules reload on file change only", e);
