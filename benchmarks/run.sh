@@ -94,7 +94,7 @@ else
   # fan-out: 10 s at 2,000/s is already 4M deliveries to drain (strfry ~37k/s, Cairn less on 2 cores)
   : "${MAIN_EVENTS:=600000}" "${MAIN_AUTHORS:=5000}" "${INGEST_DURATION:=30}" "${FANOUT_DURATION:=10}"
   : "${FANOUT_DRAIN_MAX:=180}" "${QUERY_PRELOAD:=200000}" "${QUERY_DURATION:=60}" "${IDLE_CONNS:=10000}"
-  : "${IDLE_HOLD:=15}" "${SSE_EVENTS:=50000}" "${OUTBOX_RATE:=5000}" "${OUTBOX_DURATION:=10}" "${SSE_WARMUP:=5}"
+  : "${IDLE_HOLD:=15}" "${SSE_EVENTS:=200000}" "${OUTBOX_RATE:=5000}" "${OUTBOX_DURATION:=10}" "${SSE_WARMUP:=3}"
   : "${FANOUT_OVERLOAD_DURATION:=$FANOUT_DURATION}"
   JMH_ARGS=()
   : "${JMH_SELECT:=EventPipelineBench|VerifyBench|SubscriptionMatchBench|GroupCommitBench|FrameEncodingBench|SseFrameBench}"
