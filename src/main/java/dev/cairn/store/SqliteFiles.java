@@ -23,9 +23,10 @@ public final class SqliteFiles {
    */
   static final int PAGE_SIZE = 4096;
   /**
-   * Bytes of each file read through a memory map instead of a read() per page (SQLite caps it at its
-   * compile-time maximum, 2 GB in sqlite-jdbc). The newest events, which most queries read, sit at the
-   * end of the file: a map smaller than the file sent exactly those through syscalls.
+   * Bytes of each file read through a memory map instead of a read() per page: 16 GB, so in practice
+   * the whole file (SQLite maps no more than the file holds; sqlite-jdbc's build accepts this size). The
+   * newest events, which most queries read, sit at the end of the file: the 256 MB map of before sent
+   * exactly those through syscalls once a store passed 256 MB.
    */
   static final long MMAP_SIZE = 1L << 34;
 
