@@ -122,8 +122,14 @@ class FeedBrowserTest {
 
     @Override
     public void close() throws Exception {
-      process.destroy();
-      process.waitFor(20, TimeUnit.SECONDS);
+      // Chromium's helpers (renderer, network service) write into the profile too and outlive the main
+      // process for a moment: end and wait for the whole tree before the profile goes
+      List<ProcessHandle> tree = new java.util.ArrayList<>(process.descendants().toList());
+      tree.add(process.toHandle());
+      tree.forEach(ProcessHandle::destroy);
+      for (ProcessHandle p : tree) {
+        p.onExit().get(20, TimeUnit.SECONDS);
+      }
       vertx.close();
       TestRelaySupport.deleteTree(profile);
     }

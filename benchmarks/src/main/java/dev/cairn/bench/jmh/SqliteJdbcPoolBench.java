@@ -53,7 +53,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * <p>The shape of our group commit: one transaction inserting a batch of {@code n} events into a table shaped
  * like {@code events} (seq given by the writer, id/pubkey as 32-byte BLOBs, json BLOB, the product's indexes)
  * plus 3 {@code tag_index} rows per event (random 63-bit keys, like TagKey's hashes). Same file settings as the
- * product's writer (SqliteFiles: WAL, synchronous=NORMAL, 8 KB pages, busy_timeout, mmap, cache, no
+ * product's writer when decision 0006 was measured (SqliteFiles: WAL, synchronous=NORMAL, 8 KB pages, which
+ * new product files replaced with 4 KB since, busy_timeout, mmap, cache, no
  * auto-checkpoint; a separate connection checkpoints between iterations, off the measured path). Three ways:
  * <ul>
  *   <li>{@code writeJdbc}: plain JDBC on the calling thread, statements prepared once and reused, BEGIN
