@@ -72,6 +72,10 @@ public final class Delivery extends Supervised {
       if (outbox != null) {
         outbox.wake(w.tenant());
       }
+    } else if (msg instanceof DeliveryInbox.OutboxClaimed c) {
+      if (outbox != null) {
+        outbox.claimed(c.tenant(), c.rows());
+      }
     } else if (msg instanceof OutboxReply r) {
       if (outbox != null) {
         outbox.answer(r);

@@ -200,6 +200,7 @@ public final class Root extends VerticleBase {
         crashReporter("database-engine")).withStore(config.store()).withSignalPlane(signalMetrics == null ? null : signalSettings(), signalMetrics).withFeed(feedSettings, feedMetrics).withOutboxGauge(outboxPending)
         .withOutboxSettledOnWrite(outboxSettings.deliversOutsideTheDb() ? null
             : dev.cairn.delivery.outbox.OutboxMetrics.publishedInDb(metrics.registry()))
+        .withOutboxClaimedOnWrite(outboxSettings.relaysToNats())
         .expirySweepEvery(Durations.parse("store.expiry_sweep_interval",
             config.raw().getJsonObject("store").getString("expiry_sweep_interval", "60s")).toMillis())
         .withQueryBudget(config.limits().queryBudgetMillis(), config.limits().queryBudgetText(),

@@ -118,6 +118,8 @@ public final class DatabaseEngine extends Supervised {
   private OutboxPendingGauge pendingGauge;
   /** Set: no handler runs outside the DB, SQLite stores write their outbox rows done and count them here. */
   private java.util.function.IntConsumer outboxSettledOnWrite;
+  /** Set: SQLite stores write their outbox rows claimed and each commit hands them to the relay. */
+  private boolean outboxClaimedOnWrite;
 
   /** Seed 000: the {@code cairn_outbox_pending} meter this engine keeps current; call before deploying. */
   public DatabaseEngine withOutboxGauge(OutboxPendingGauge gauge) {
@@ -132,6 +134,16 @@ public final class DatabaseEngine extends Supervised {
    */
   public DatabaseEngine withOutboxSettledOnWrite(java.util.function.IntConsumer delivered) {
     this.outboxSettledOnWrite = delivered;
+    return this;
+  }
+
+  /**
+   * Seed 000 with the relay to NATS ({@code outbox.backend=nats}): the SQLite stores write their outbox
+   * rows claimed by this process and each commit hands them to delivery, which publishes them at once
+   * (no claim transaction, no second read of the event). Call before deploying.
+   */
+  public DatabaseEngine withOutboxClaimedOnWrite(boolean claimed) {
+    this.outboxClaimedOnWrite = claimed;
     return this;
   }
 
@@ -255,6 +267,8 @@ public final class DatabaseEngine extends Supervised {
     SqliteTenantStore store = SqliteTenantStore.open(storeDir.resolve("tenants").resolve(tenant + ".db"), readers);
     if (outboxSettledOnWrite != null) {
       store.settleOutboxOnWrite(outboxSettledOnWrite);
+    } else if (outboxClaimedOnWrite) {
+      store.claimOutboxOnWrite();
     }
     return new SqliteTenant(store, writers, readerPool, upkeep);
   }
@@ -263,6 +277,8 @@ public final class DatabaseEngine extends Supervised {
   private void outboxWritten(String tenant, TenantStore store) {
     if (store instanceof SqliteTenant s && s.sqlite().settlesOutboxOnWrite()) {
       outboxCommands.writtenDone(tenant); // nothing to wake; the done rows still age out
+    } else if (store instanceof SqliteTenant s && s.sqlite().claimsOutboxOnWrite()) {
+      outboxCommands.claimedOnWrite(tenant, s.sqlite().takeClaimedOutbox());
     } else {
       outboxCommands.wake(tenant);
     }

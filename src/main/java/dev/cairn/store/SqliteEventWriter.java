@@ -108,8 +108,8 @@ final class SqliteEventWriter {
         upsertTombstone.executeUpdate();
       }
     }
-    for (PersistResult r : plan.results()) {
-      outbox.add(r, nowMs);
+    for (int i = 0; i < batch.size(); i++) { // a result per event of the batch, in its order
+      outbox.add(plan.results().get(i), batch.get(i).json(), nowMs);
     }
     outbox.flush();
   }

@@ -77,6 +77,9 @@ public final class SqliteTenantStore implements AutoCloseable {
   private final OutboxWriter outbox;
   /** Set: outbox rows are written done and counted here (see {@link #settleOutboxOnWrite}). */
   private volatile java.util.function.IntConsumer settledOnWrite;
+  /** Rows claimed on write by committed transactions, until the engine hands them to the relay ({@link #takeClaimedOutbox}). */
+  private final java.util.concurrent.ConcurrentLinkedQueue<dev.cairn.store.outbox.OutboxRow> claimedOnWrite =
+      new java.util.concurrent.ConcurrentLinkedQueue<>();
 
   private SqliteTenantStore(Path file, Connection writer, List<Connection> readerList, Connection checkpointer,
       Connection search) throws SQLException {
@@ -116,7 +119,7 @@ public final class SqliteTenantStore implements AutoCloseable {
    * Call before the first write.
    */
   public void settleOutboxOnWrite(java.util.function.IntConsumer delivered) {
-    outbox.settleOnWrite();
+    outbox.mode(OutboxWriter.Mode.DONE);
     this.settledOnWrite = delivered;
   }
 
@@ -125,17 +128,39 @@ public final class SqliteTenantStore implements AutoCloseable {
     return settledOnWrite != null;
   }
 
+  /**
+   * The relay publishes straight from the commit ({@code outbox.backend=nats}): outbox rows are written
+   * claimed by this process ({@link OutboxWriter.Mode#CLAIMED}) and handed over by {@link #takeClaimedOutbox}.
+   * Call before the first write.
+   */
+  public void claimOutboxOnWrite() {
+    outbox.mode(OutboxWriter.Mode.CLAIMED);
+  }
+
+  public boolean claimsOutboxOnWrite() {
+    return outbox.mode() == OutboxWriter.Mode.CLAIMED;
+  }
+
+  /** The rows claimed on write by the transactions committed since the last call, in id order. */
+  public List<dev.cairn.store.outbox.OutboxRow> takeClaimedOutbox() {
+    List<dev.cairn.store.outbox.OutboxRow> out = new ArrayList<>();
+    for (dev.cairn.store.outbox.OutboxRow r; (r = claimedOnWrite.poll()) != null; ) {
+      out.add(r);
+    }
+    return out;
+  }
+
   private void outboxCommitted() {
     outboxBacklog.addAndGet(outbox.takeWritten());
     int settled = outbox.takeSettled();
     if (settled > 0) {
       settledOnWrite.accept(settled);
     }
+    claimedOnWrite.addAll(outbox.takeClaimed());
   }
 
   private void outboxRolledBack() {
-    outbox.takeWritten();
-    outbox.takeSettled();
+    outbox.rolledBack();
   }
 
   /** {@code n} outbox rows were delivered or dead-lettered (their transaction committed). */

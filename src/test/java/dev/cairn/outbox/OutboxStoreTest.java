@@ -73,6 +73,63 @@ class OutboxStoreTest {
   }
 
   @Test
+  void claimedOnWriteRowsAreHandedOverWithTheirIdsAndBodiesAndSettleDone() throws Exception {
+    store.claimOutboxOnWrite();
+    NostrEvent first = alice.sign(NOW, 1, List.of(), "before");
+    store.persistBatch(List.of(first), NOW); // an earlier commit: ids of the next batch do not start at 1
+    List<OutboxRow> before = store.takeClaimedOutbox();
+    assertEquals(1, before.size());
+    NostrEvent a = alice.sign(NOW, 1, List.of(), "hello");
+    NostrEvent b = alice.sign(NOW, 1, List.of(), "world");
+    NostrEvent v1 = alice.sign(NOW - 10, 0, List.of(), "{\"name\":\"one\"}");
+    NostrEvent v2 = alice.sign(NOW - 5, 0, List.of(), "{\"name\":\"two\"}");
+    store.persistBatch(List.of(v1), NOW);
+    store.takeClaimedOutbox();
+    List<PersistResult> r = store.persistBatch(List.of(a, b, a, v2), NOW);
+    assertInstanceOf(PersistResult.Duplicate.class, r.get(2));
+    List<OutboxRow> claimed = store.takeClaimedOutbox();
+    assertEquals(List.of(), store.takeClaimedOutbox(), "handed over once");
+    // a, b, v2's EventStored and v1's EventDeleted (replaced), as the DB holds them
+    List<OutboxDb.Row> rows = OutboxDb.rows(db).subList(2, 6);
+    assertEquals(4, claimed.size());
+    for (int i = 0; i < 4; i++) {
+      OutboxDb.Row row = rows.get(i);
+      OutboxRow c = claimed.get(i);
+      assertEquals(row.id(), c.id(), "the handed-over row is the DB's row");
+      assertEquals(row.eventId(), c.eventId());
+      assertEquals(row.type(), c.type());
+      assertEquals("processing", row.status(), "written claimed by this process");
+      assertEquals(row.claimedAt(), c.claimedAt());
+      JsonObject body = new JsonObject(c.body());
+      assertEquals(row.eventId(), body.getString("event_id"));
+      assertEquals("acme", body.getString("tenant"));
+      if (row.type().equals("EventStored")) {
+        NostrEvent e = List.of(a, b, v2).get(i < 2 ? i : 2);
+        assertEquals(e.id(), body.getJsonObject("payload").getString("id"));
+        assertEquals(e.content(), body.getJsonObject("payload").getString("content"));
+        assertEquals(body.getLong("seq"), c.seq());
+      } else {
+        assertEquals(v1.id(), body.getJsonObject("payload").getString("id"));
+        assertEquals("replaced", body.getJsonObject("payload").getString("reason"));
+      }
+    }
+    // not due for the claim loop while the claim is fresh; settled done in one go
+    assertEquals(List.of(), store.outboxTransaction(c -> OutboxQueue.claimDue(c, "acme", System.currentTimeMillis(), 10, LEASE, true)).rows());
+    OutboxQueue.Settled settled = store.outboxTransaction(c -> OutboxQueue.settle(c,
+        claimed.stream().map(Settlement::done).toList()));
+    assertEquals(4, settled.left());
+    assertEquals(4, OutboxDb.count(db, "SELECT COUNT(*) FROM event_queue WHERE status = 'done' AND id >= ?", claimed.get(0).id()));
+    // a claimer with another claimed_at settles nothing
+    OutboxRow stale = new OutboxRow(before.get(0).id(), before.get(0).eventId(), before.get(0).type(), "", 0,
+        before.get(0).claimedAt() + 1);
+    assertEquals(0, store.outboxTransaction(c -> OutboxQueue.settle(c, List.of(Settlement.done(stale)))).left());
+    // a crashed claimer's rows come back after the lease
+    List<OutboxRow> again = store.outboxTransaction(c -> OutboxQueue.claimDue(c, "acme",
+        before.get(0).claimedAt() + LEASE, 10, LEASE, true)).rows();
+    assertEquals(before.get(0).id(), again.get(0).id());
+  }
+
+  @Test
   void anEventGoneBeforeItsRowIsClaimedStillReachesTheOutboxWithItsJson() throws Exception {
     NostrEvent v1 = alice.sign(NOW - 10, 0, List.of(), "{\"name\":\"one\"}");
     NostrEvent v2 = alice.sign(NOW - 5, 0, List.of(), "{\"name\":\"two\"}");

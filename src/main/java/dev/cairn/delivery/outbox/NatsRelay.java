@@ -28,6 +28,8 @@ import java.util.logging.Logger;
 final class NatsRelay {
   private static final Logger LOG = Logger.getLogger(NatsRelay.class.getName());
   static final long PUBLISH_TIMEOUT_MS = 5_000;
+  /** Batches of claimed-on-write rows awaiting their acks at most, in {@code outbox.batch} rows each. */
+  static final int MAX_IN_FLIGHT_BATCHES = 16;
 
   private final Context context;
   private final WorkerExecutor worker;
@@ -36,6 +38,8 @@ final class NatsRelay {
   private final OutboxSettings settings;
   private final OutboxMetrics metrics;
   private int outageStreak;
+  /** Claimed-on-write rows published and not yet acked. */
+  private long inFlight;
 
   NatsRelay(Context context, WorkerExecutor worker, DbClient db, NatsLink link, OutboxSettings settings,
       OutboxMetrics metrics) {
@@ -61,45 +65,78 @@ final class NatsRelay {
         return Future.succeededFuture(claim.nextDueMs() < 0 ? OutboxPump.IDLE : claim.nextDueMs());
       }
       return publish(claim.rows()).compose(ok -> {
-        List<Settlement> settlements = new ArrayList<>(ok.size());
-        int published = 0;
-        long deferUntil = -1;
-        for (int i = 0; i < ok.size(); i++) {
-          OutboxRow row = claim.rows().get(i);
-          if (ok.get(i)) {
-            settlements.add(Settlement.done(row));
-            published++;
-          } else {
-            if (deferUntil < 0) {
-              outageStreak++;
-              deferUntil = System.currentTimeMillis() + RetryPolicy.outageBackoff(outageStreak).toMillis();
-            }
-            settlements.add(Settlement.defer(row, deferUntil, "NATS unreachable"));
-          }
+        Future<Long> settled = settlePublished(tenant, claim.rows(), ok);
+        if (claim.rows().size() == settings.batch() && !ok.contains(false)) {
+          // A full batch: claim the next one now. The engine runs a tenant's outbox commands in order
+          // and groups those that queue up into one transaction, so this settle and the next claim
+          // usually commit together: one writer round trip per batch instead of two.
+          return Future.succeededFuture(OutboxPump.AGAIN);
         }
-        if (deferUntil < 0) {
-          outageStreak = 0;
-        } else {
-          LOG.warning("outbox: " + (ok.size() - published) + " row(s) of tenant " + tenant
-              + " could not be published; deferred without spending an attempt (retry in "
-              + (deferUntil - System.currentTimeMillis()) + " ms)");
-        }
-        int count = published;
-        long wait = deferUntil;
-        Future<Integer> settled = db.settle(tenant, settlements)
-            .onSuccess(x -> metrics.published(OutboxSettings.NATS, count))
-            .onFailure(t -> LOG.warning("outbox: settling " + settlements.size() + " published row(s) of tenant "
-                + tenant + " failed (" + t.getMessage() + "); they are claimed again after the lease and"
-                + " republished (the broker drops the repeats)"));
-        if (wait >= 0 || claim.rows().size() < settings.batch()) {
-          return settled.map(x -> wait >= 0 ? wait : claim.nextDueMs());
-        }
-        // A full batch: claim the next one now. The engine runs a tenant's outbox commands in order
-        // and groups those that queue up into one transaction, so this settle and the next claim
-        // usually commit together: one writer round trip per batch instead of two.
-        return Future.succeededFuture(OutboxPump.AGAIN);
+        return settled.map(wait -> wait >= 0 ? wait : claim.nextDueMs());
       });
     });
+  }
+
+  /**
+   * Rows a commit wrote already claimed by this process, with their bodies: published at once. Rows
+   * that cannot go now (NATS down, or more than {@link #MAX_IN_FLIGHT_BATCHES} batches awaiting acks)
+   * are handed back to the claim loop (pending, due now, no attempt spent). Completes with when the
+   * claim loop should look again ({@link OutboxPump#IDLE}: no need).
+   */
+  Future<Long> relayClaimed(String tenant, List<OutboxRow> rows) {
+    if (!link.up() || inFlight + rows.size() > (long) settings.batch() * MAX_IN_FLIGHT_BATCHES) {
+      long now = System.currentTimeMillis();
+      List<Settlement> back = rows.stream()
+          .map(r -> Settlement.defer(r, now, link.up() ? "relay busy" : "NATS unreachable")).toList();
+      return db.settle(tenant, back).map(x -> now);
+    }
+    inFlight += rows.size();
+    return publish(rows)
+        .compose(ok -> settlePublished(tenant, rows, ok))
+        .eventually(() -> {
+          inFlight -= rows.size();
+          return Future.succeededFuture();
+        });
+  }
+
+  /**
+   * Settles published rows (done, or deferred with the outage backoff without spending an attempt) and
+   * counts them; completes once settled with until when rows were deferred, -1 if none was. The settle's
+   * own failure only delays: the rows are claimed again after the lease and republished (the broker
+   * drops the repeats).
+   */
+  private Future<Long> settlePublished(String tenant, List<OutboxRow> rows, List<Boolean> ok) {
+    List<Settlement> settlements = new ArrayList<>(ok.size());
+    int published = 0;
+    long deferUntil = -1;
+    for (int i = 0; i < ok.size(); i++) {
+      OutboxRow row = rows.get(i);
+      if (ok.get(i)) {
+        settlements.add(Settlement.done(row));
+        published++;
+      } else {
+        if (deferUntil < 0) {
+          outageStreak++;
+          deferUntil = System.currentTimeMillis() + RetryPolicy.outageBackoff(outageStreak).toMillis();
+        }
+        settlements.add(Settlement.defer(row, deferUntil, "NATS unreachable"));
+      }
+    }
+    if (deferUntil < 0) {
+      outageStreak = 0;
+    } else {
+      LOG.warning("outbox: " + (ok.size() - published) + " row(s) of tenant " + tenant
+          + " could not be published; deferred without spending an attempt (retry in "
+          + (deferUntil - System.currentTimeMillis()) + " ms)");
+    }
+    int count = published;
+    long wait = deferUntil;
+    return db.settle(tenant, settlements)
+        .onSuccess(x -> metrics.published(OutboxSettings.NATS, count))
+        .onFailure(t -> LOG.warning("outbox: settling " + settlements.size() + " published row(s) of tenant "
+            + tenant + " failed (" + t.getMessage() + "); they are claimed again after the lease and"
+            + " republished (the broker drops the repeats)"))
+        .transform(ar -> Future.succeededFuture(wait));
   }
 
   /** Publishes every row; per row, whether the broker has it. */

@@ -102,6 +102,23 @@ public final class OutboxDelivery {
     }
   }
 
+  /**
+   * database-engine committed rows already claimed by this process (outbox.backend=nats): relayed now;
+   * the claim loop looks again when some had to wait (deferred or handed back).
+   */
+  public void claimed(String tenant, List<dev.cairn.store.outbox.OutboxRow> rows) {
+    if (relay == null || pump == null) {
+      LOG.warning("outbox: " + rows.size() + " claimed row(s) of tenant " + tenant + " but no relay runs;"
+          + " they are claimed again after the lease");
+      return;
+    }
+    relay.relayClaimed(tenant, rows).onComplete(ar -> {
+      if (ar.failed() || ar.result() >= 0) {
+        pump.wake(tenant);
+      }
+    });
+  }
+
   /** database-engine answered an outbox request. */
   public void answer(OutboxReply reply) {
     db.answer(reply);

@@ -34,6 +34,11 @@ public record OutboxSettings(
     return !DB.equals(backend) || !forwardRelays.isEmpty();
   }
 
+  /** {@code outbox.backend=nats}: every row is relayed to NATS (the handlers consume from there). */
+  public boolean relaysToNats() {
+    return NATS.equals(backend);
+  }
+
   public static OutboxSettings from(JsonObject raw) {
     JsonObject outbox = raw.getJsonObject("outbox", new JsonObject());
     JsonObject nats = raw.getJsonObject("nats", new JsonObject());

@@ -38,6 +38,13 @@ public final class OutboxCommands {
     toDelivery.sendOwed(new DeliveryInbox.OutboxWake(tenant));
   }
 
+  /** Committed rows of {@code tenant} written claimed by this process: the relay publishes them now. */
+  public void claimedOnWrite(String tenant, java.util.List<OutboxRow> rows) {
+    if (!rows.isEmpty()) {
+      toDelivery.sendOwed(new DeliveryInbox.OutboxClaimed(tenant, rows));
+    }
+  }
+
   /** Runs one command; {@code release} gives the request's credit back when it is answered. */
   public void handle(OutboxCommand cmd, Runnable release) {
     OutboxStore store = stores.apply(cmd.tenant());

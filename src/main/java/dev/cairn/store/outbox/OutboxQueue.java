@@ -131,34 +131,44 @@ public final class OutboxQueue {
   /** What a settle changed: rows that left the backlog (done or dead-lettered), and the dead-lettered among them. */
   public record Settled(int left, int deadLettered) {}
 
-  /** Applies each settlement if its claim is still ours. */
+  /**
+   * Applies each settlement if its claim is still ours. The DONE ones, nearly all of them, go in one
+   * UPDATE per claim (a claim's rows share its {@code claimed_at}): a relayed batch is one statement.
+   */
   public static Settled settle(Sql sql, List<Settlement> settlements) throws SQLException {
     int dead = 0;
     int left = 0;
-    {
-      PreparedStatement done = sql.prepare("UPDATE event_queue SET status = 'done', claimed_at = NULL,"
-            + " last_error = NULL WHERE id = ? AND status = 'processing' AND claimed_at = ?");
-      PreparedStatement back = sql.prepare("UPDATE event_queue SET status = ?, attempts = ?,"
-            + " available_at = ?, claimed_at = NULL, last_error = ? WHERE id = ? AND status = 'processing'"
-            + " AND claimed_at = ?");
-      for (Settlement s : settlements) {
-        if (s.kind() == Settlement.Kind.DONE) {
-          done.setLong(1, s.rowId());
-          done.setLong(2, s.claimedAt());
-          left += done.executeUpdate();
-          continue;
-        }
-        back.setString(1, s.kind() == Settlement.Kind.DEAD_LETTER ? "dead_lettered" : "pending");
-        back.setInt(2, s.attempts());
-        back.setLong(3, s.availableAt());
-        back.setString(4, s.error());
-        back.setLong(5, s.rowId());
-        back.setLong(6, s.claimedAt());
-        int n = back.executeUpdate();
-        if (s.kind() == Settlement.Kind.DEAD_LETTER) {
-          dead += n;
-          left += n;
-        }
+    java.util.Map<Long, List<Long>> doneByClaim = new java.util.LinkedHashMap<>();
+    PreparedStatement back = sql.prepare("UPDATE event_queue SET status = ?, attempts = ?,"
+          + " available_at = ?, claimed_at = NULL, last_error = ? WHERE id = ? AND status = 'processing'"
+          + " AND claimed_at = ?");
+    for (Settlement s : settlements) {
+      if (s.kind() == Settlement.Kind.DONE) {
+        doneByClaim.computeIfAbsent(s.claimedAt(), k -> new ArrayList<>()).add(s.rowId());
+        continue;
+      }
+      back.setString(1, s.kind() == Settlement.Kind.DEAD_LETTER ? "dead_lettered" : "pending");
+      back.setInt(2, s.attempts());
+      back.setLong(3, s.availableAt());
+      back.setString(4, s.error());
+      back.setLong(5, s.rowId());
+      back.setLong(6, s.claimedAt());
+      int n = back.executeUpdate();
+      if (s.kind() == Settlement.Kind.DEAD_LETTER) {
+        dead += n;
+        left += n;
+      }
+    }
+    for (java.util.Map.Entry<Long, List<Long>> claim : doneByClaim.entrySet()) {
+      StringBuilder text = new StringBuilder("UPDATE event_queue SET status = 'done', claimed_at = NULL,"
+          + " last_error = NULL WHERE status = 'processing' AND claimed_at = ").append(claim.getKey())
+          .append(" AND id IN (");
+      List<Long> ids = claim.getValue();
+      for (int i = 0; i < ids.size(); i++) {
+        text.append(i == 0 ? "" : ",").append(ids.get(i));
+      }
+      try (java.sql.Statement st = sql.connection().createStatement()) {
+        left += st.executeUpdate(text.append(')').toString());
       }
     }
     return new Settled(left, dead);
