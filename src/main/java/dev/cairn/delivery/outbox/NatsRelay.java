@@ -64,7 +64,7 @@ final class NatsRelay {
       if (claim.rows().isEmpty()) {
         return Future.succeededFuture(claim.nextDueMs() < 0 ? OutboxPump.IDLE : claim.nextDueMs());
       }
-      return publish(claim.rows()).compose(ok -> {
+      return publish(tenant, claim.rows()).compose(ok -> {
         Future<Long> settled = settlePublished(tenant, claim.rows(), ok);
         if (claim.rows().size() == settings.batch() && !ok.contains(false)) {
           // A full batch: claim the next one now. The engine runs a tenant's outbox commands in order
@@ -91,7 +91,7 @@ final class NatsRelay {
       return db.settle(tenant, back).map(x -> now);
     }
     inFlight += rows.size();
-    return publish(rows)
+    return publish(tenant, rows)
         .compose(ok -> settlePublished(tenant, rows, ok))
         .eventually(() -> {
           inFlight -= rows.size();
@@ -139,15 +139,14 @@ final class NatsRelay {
         .transform(ar -> Future.succeededFuture(wait));
   }
 
-  /** Publishes every row; per row, whether the broker has it. */
-  private Future<List<Boolean>> publish(List<OutboxRow> rows) {
+  /** Publishes every row of {@code tenant} (its subject names it); per row, whether the broker has it. */
+  private Future<List<Boolean>> publish(String tenant, List<OutboxRow> rows) {
     Connection nc = link.connection();
     boolean core = OutboxSettings.CORE.equals(settings.natsMode());
     return worker.<List<CompletableFuture<?>>>executeBlocking(() -> {
       List<CompletableFuture<?>> acks = new ArrayList<>(rows.size());
       JetStream js = core ? null : nc.jetStream();
       for (OutboxRow row : rows) {
-        String tenant = OutboxMessage.parse(row.body()).tenant();
         String subject = settings.subject(tenant, row.type());
         byte[] body = row.body().getBytes(StandardCharsets.UTF_8);
         try {
