@@ -28,7 +28,7 @@ import java.util.logging.Logger;
 final class NatsRelay {
   private static final Logger LOG = Logger.getLogger(NatsRelay.class.getName());
   static final long PUBLISH_TIMEOUT_MS = 5_000;
-  /** Batches of claimed-on-write rows awaiting their acks at most, in {@code outbox.batch} rows each. */
+  /** Batches of claimed-on-write rows published and not yet settled at most, in {@code outbox.batch} rows each. */
   static final int MAX_IN_FLIGHT_BATCHES = 16;
 
   private final Context context;
@@ -38,7 +38,7 @@ final class NatsRelay {
   private final OutboxSettings settings;
   private final OutboxMetrics metrics;
   private int outageStreak;
-  /** Claimed-on-write rows published and not yet acked. */
+  /** Claimed-on-write rows published and not yet settled (acks, then the settle transaction). */
   private long inFlight;
 
   NatsRelay(Context context, WorkerExecutor worker, DbClient db, NatsLink link, OutboxSettings settings,
@@ -79,7 +79,7 @@ final class NatsRelay {
 
   /**
    * Rows a commit wrote already claimed by this process, with their bodies: published at once. Rows
-   * that cannot go now (NATS down, or more than {@link #MAX_IN_FLIGHT_BATCHES} batches awaiting acks)
+   * that cannot go now (NATS down, or {@link #MAX_IN_FLIGHT_BATCHES} batches not yet settled)
    * are handed back to the claim loop (pending, due now, no attempt spent). Completes with when the
    * claim loop should look again ({@link OutboxPump#IDLE}: no need).
    */
