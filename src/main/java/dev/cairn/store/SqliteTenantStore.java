@@ -6,6 +6,7 @@ import dev.cairn.nostr.NostrEvent;
 import dev.cairn.store.feed.FeedBounds;
 import dev.cairn.store.feed.FeedChange;
 import dev.cairn.store.feed.FeedTable;
+import dev.cairn.store.outbox.OutboxRow;
 import dev.cairn.store.outbox.OutboxWriter;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -16,6 +17,7 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
@@ -78,8 +80,8 @@ public final class SqliteTenantStore implements AutoCloseable {
   /** Set: outbox rows are written done and counted here (see {@link #settleOutboxOnWrite}). */
   private volatile java.util.function.IntConsumer settledOnWrite;
   /** Rows claimed on write by committed transactions, until the engine hands them to the relay ({@link #takeClaimedOutbox}). */
-  private final java.util.concurrent.ConcurrentLinkedQueue<dev.cairn.store.outbox.OutboxRow> claimedOnWrite =
-      new java.util.concurrent.ConcurrentLinkedQueue<>();
+  private final ConcurrentLinkedQueue<OutboxRow> claimedOnWrite =
+      new ConcurrentLinkedQueue<>();
 
   private SqliteTenantStore(Path file, Connection writer, List<Connection> readerList, Connection checkpointer,
       Connection search) throws SQLException {
@@ -142,9 +144,9 @@ public final class SqliteTenantStore implements AutoCloseable {
   }
 
   /** The rows claimed on write by the transactions committed since the last call, in id order. */
-  public List<dev.cairn.store.outbox.OutboxRow> takeClaimedOutbox() {
-    List<dev.cairn.store.outbox.OutboxRow> out = new ArrayList<>();
-    for (dev.cairn.store.outbox.OutboxRow r; (r = claimedOnWrite.poll()) != null; ) {
+  public List<OutboxRow> takeClaimedOutbox() {
+    List<OutboxRow> out = new ArrayList<>();
+    for (OutboxRow r; (r = claimedOnWrite.poll()) != null; ) {
       out.add(r);
     }
     return out;

@@ -1,6 +1,7 @@
 package dev.cairn.delivery.outbox;
 
 import dev.cairn.delivery.OutboxReply;
+import dev.cairn.store.outbox.OutboxRow;
 import dev.cairn.tree.Addresses;
 import dev.cairn.tree.Channels;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -106,7 +107,7 @@ public final class OutboxDelivery {
    * database-engine committed rows already claimed by this process (outbox.backend=nats): relayed now;
    * the claim loop looks again when some had to wait (deferred or handed back).
    */
-  public void claimed(String tenant, List<dev.cairn.store.outbox.OutboxRow> rows) {
+  public void claimed(String tenant, List<OutboxRow> rows) {
     if (relay == null || pump == null) {
       LOG.warning("outbox: " + rows.size() + " claimed row(s) of tenant " + tenant + " but no relay runs;"
           + " they are claimed again after the lease");

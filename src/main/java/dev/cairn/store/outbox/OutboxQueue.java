@@ -4,9 +4,12 @@ import dev.cairn.store.Sql;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The outbox table's claim and settle SQL (seed 000). Blocking JDBC for database-engine workers; every
@@ -138,7 +141,7 @@ public final class OutboxQueue {
   public static Settled settle(Sql sql, List<Settlement> settlements) throws SQLException {
     int dead = 0;
     int left = 0;
-    java.util.Map<Long, List<Long>> doneByClaim = new java.util.LinkedHashMap<>();
+    Map<Long, List<Long>> doneByClaim = new LinkedHashMap<>();
     PreparedStatement back = sql.prepare("UPDATE event_queue SET status = ?, attempts = ?,"
           + " available_at = ?, claimed_at = NULL, last_error = ? WHERE id = ? AND status = 'processing'"
           + " AND claimed_at = ?");
@@ -159,7 +162,7 @@ public final class OutboxQueue {
         left += n;
       }
     }
-    for (java.util.Map.Entry<Long, List<Long>> claim : doneByClaim.entrySet()) {
+    for (Map.Entry<Long, List<Long>> claim : doneByClaim.entrySet()) {
       StringBuilder text = new StringBuilder("UPDATE event_queue SET status = 'done', claimed_at = NULL,"
           + " last_error = NULL WHERE status = 'processing' AND claimed_at = ").append(claim.getKey())
           .append(" AND id IN (");
@@ -167,7 +170,7 @@ public final class OutboxQueue {
       for (int i = 0; i < ids.size(); i++) {
         text.append(i == 0 ? "" : ",").append(ids.get(i));
       }
-      try (java.sql.Statement st = sql.connection().createStatement()) {
+      try (Statement st = sql.connection().createStatement()) {
         left += st.executeUpdate(text.append(')').toString());
       }
     }
