@@ -100,6 +100,11 @@ public final class CairnServer {
     return vertx;
   }
 
+  /** The registry /metrics renders: process-wide meters (Main's) join the tree's there. */
+  public io.micrometer.core.instrument.MeterRegistry meterRegistry() {
+    return registry;
+  }
+
   public CairnConfig config() {
     return config;
   }

@@ -20,6 +20,11 @@ final class JvmTuning {
   private JvmTuning() {}
 
   static void apply() {
+    // Netty's pooled allocator: the adaptive one (Netty 4.2's default) held ~160 MB of direct memory
+    // under a fan-out overload where the pooled one holds ~25 MB, for the same throughput.
+    if (System.getProperty("io.netty.allocator.type") == null) {
+      System.setProperty("io.netty.allocator.type", "pooled");
+    }
     boolean explicit = ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
         .anyMatch(a -> a.contains("HeapFreeRatio"));
     if (explicit) {

@@ -30,6 +30,7 @@ public final class Main {
     }
     LogSetup.apply(config);
     Logger log = Logger.getLogger(Main.class.getName());
+    HeapBudget heapBudget = HeapBudget.start(config.limits().heapBudgetBytes());
     CairnServer server;
     try {
       server = CairnServer.start(config).toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
@@ -37,6 +38,9 @@ public final class Main {
       log.log(Level.SEVERE, "cairn failed to start: " + rootCause(e).getMessage(), rootCause(e));
       System.exit(1);
       return;
+    }
+    if (heapBudget != null) {
+      heapBudget.bindTo(server.meterRegistry());
     }
     log.info("cairn is ready on " + config.binds());
     // SIGTERM/SIGINT: stop accepting, let the tree flush and close its DBs, then exit 0 (CONTRACT section 1).

@@ -25,7 +25,9 @@ public record Limits(
     long negentropyIdleTimeoutMillis,
     int negentropyFrameSizeLimit,
     /** {@code limits.query_budget}: wall time one history query may run in SQLite; 0 = no budget. */
-    long queryBudgetMillis) {
+    long queryBudgetMillis,
+    /** {@code limits.heap_budget_bytes}: heap the process keeps committed when the JVM got no -Xmx; 0 = off. */
+    long heapBudgetBytes) {
 
   static Limits from(JsonObject j) {
     return new Limits(
@@ -51,7 +53,16 @@ public record Limits(
         Durations.parse("limits.negentropy_idle_timeout", j.getString("negentropy_idle_timeout")).toMillis(),
         // the reference refuses frame size limits under 4096 bytes (200 of them are headroom)
         atLeast("limits.negentropy_frame_size_limit", j.getInteger("negentropy_frame_size_limit"), 4096),
-        Durations.parse("limits.query_budget", j.getString("query_budget")).toMillis());
+        Durations.parse("limits.query_budget", j.getString("query_budget")).toMillis(),
+        // not in NIP-11: the process's memory, see dev.cairn.HeapBudget
+        atLeast("limits.heap_budget_bytes", j.getLong("heap_budget_bytes"), 0L));
+  }
+
+  private static long atLeast(String key, Long v, long min) {
+    if (v == null || v < min) {
+      throw new ConfigException(key + " must be at least " + min + ", got " + v);
+    }
+    return v;
   }
 
   private static int atLeast(String key, Integer v, int min) {

@@ -8,6 +8,9 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -15,11 +18,11 @@ import java.util.concurrent.TimeUnit;
  * artifact operators run, not the test classpath. Configured by a file plus the {@code CAIRN_*} env
  * overrides for the port and the data directory, as an operator would.
  */
-final class RelayProcess implements AutoCloseable {
+public final class RelayProcess implements AutoCloseable {
   private static final Duration READY_WITHIN = Duration.ofSeconds(90);
 
   private final Process process;
-  final int port;
+  public final int port;
 
   private RelayProcess(Process process, int port) {
     this.process = process;
@@ -27,7 +30,7 @@ final class RelayProcess implements AutoCloseable {
   }
 
   /** The jar under test: failsafe passes {@code cairn.jar}; from an IDE, the module's target/. */
-  static Path jar() {
+  public static Path jar() {
     Path jar = Path.of(System.getProperty("cairn.jar", "target/cairn.jar"));
     if (!Files.isRegularFile(jar)) {
       throw new IllegalStateException(jar.toAbsolutePath() + " is missing: run mvn package first");
@@ -37,9 +40,19 @@ final class RelayProcess implements AutoCloseable {
 
   /** Starts the relay and returns once {@code /readyz} answers 200 (every verticle up, DBs open). */
   static RelayProcess start(Path config, Path dataDir, int port, Path log) throws Exception {
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     // A small heap: the machine is shared, and the relay must not need more for this load.
-    ProcessBuilder pb = new ProcessBuilder(java, "-Xmx384m", "-jar", jar().toString(), "--config", config.toString());
+    return start(List.of("-Xmx384m"), Map.of(), config, dataDir, port, log);
+  }
+
+  /** The same with these JVM options and extra {@code CAIRN_*} environment overrides. */
+  public static RelayProcess start(List<String> jvmOptions, Map<String, String> env, Path config, Path dataDir,
+      int port, Path log) throws Exception {
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.addAll(jvmOptions);
+    command.addAll(List.of("-jar", jar().toString(), "--config", config.toString()));
+    ProcessBuilder pb = new ProcessBuilder(command);
+    pb.environment().putAll(env);
     pb.environment().put("CAIRN_HTTP_PORT", String.valueOf(port));
     pb.environment().put("CAIRN_STORE_DIR", dataDir.toString());
     pb.redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
