@@ -13,9 +13,11 @@ import dev.cairn.tree.Channels;
 import dev.cairn.tree.Inbox;
 import dev.cairn.tree.OrderedSender;
 import dev.cairn.tree.Supervised;
+import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelPipeline;
+import io.netty.channel.socket.DuplexChannel;
 import io.vertx.core.Future;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpConnection;
@@ -48,6 +50,8 @@ final class Listener extends Supervised {
   private static final Logger LOG = Logger.getLogger(Listener.class.getName());
   /** How long a closed connection may take to answer the close frame before its TCP connection is cut. */
   static final long CLOSE_GRACE_MS = 1_000;
+  /** After a first sign of reading, how long a closed connection may read nothing before it is cut. */
+  static final long CLOSE_STALL_MS = 3_000;
   /** Bytes one socket may write per flush turn before the others (and every other task) get theirs. */
   static final long FLUSH_TURN_BYTES = 256 * 1024;
   /** A tenant's live figures, polled by its status page (below the tenant's path, like {@code /v1/events}). */
@@ -170,8 +174,9 @@ final class Listener extends Supervised {
         .setPerFrameWebSocketCompressionSupported(false)
         // HTTP/1.1 only: WebSocket and SSE need it, and no client of ours benefits from an h2c upgrade
         .setHttp2ClearTextEnabled(false)
-        // a client that does not answer our close frame is cut off soon (seconds)
-        .setWebSocketClosingTimeout((int) Math.max(1, CLOSE_GRACE_MS / 1000))
+        // how long a client that reads may take to reach our close frame and answer it; one that reads
+        // nothing is cut long before (closeGrace)
+        .setWebSocketClosingTimeout((int) Math.max(1, config.limits().slowConsumerTimeoutMillis() / 1000))
         // every response and socket of this server is written on the listener's event loop: no
         // multi-producer queue per connection (a few KB of heap each, thousands of connections)
         .setStrictThreadMode(true)
@@ -539,9 +544,8 @@ final class Listener extends Supervised {
   }
 
   /**
-   * Sends the close frame after what is already on its way (queued messages are dropped) and closes
-   * the TCP connection when the client does not answer within {@link #CLOSE_GRACE_MS}: a client
-   * that reads nothing must not keep its socket.
+   * Sends the close frame after what is already on its way (queued messages are dropped), then makes
+   * sure the TCP connection goes: see {@link #closeGrace}.
    */
   private void close(Socket s, short code, String reason) {
     if (s.closing && s.hardCloseTimer >= 0) {
@@ -554,11 +558,43 @@ final class Listener extends Supervised {
       vertx.cancelTimer(s.slowTimer);
       s.slowTimer = -1;
     }
+    long pending = s.out.socketPendingBytes();
     s.ws.resume(); // read the client's close reply, so a polite client completes the handshake at once
     s.ws.close(code, reason.length() > 120 ? reason.substring(0, 120) : reason);
+    long now = System.nanoTime();
+    closeGrace(s, pending, now, now);
+  }
+
+  /**
+   * Every {@link #CLOSE_GRACE_MS} after a close: a client that read nothing in the first interval, or
+   * nothing for {@link #CLOSE_STALL_MS} later on, is cut (reset, the kernel's copy dropped too), so that
+   * it cannot keep its socket and megabytes of frames. Once the close frame has reached the kernel, our
+   * side of the TCP connection is shut (FIN after what the client has yet to read) while its close reply
+   * is still read: a slow but reading client gets every frame before the close and its reason (closing
+   * the socket instead would answer that reply with a reset, which clients report as 1006). Whatever
+   * still stands at {@code limits.slow_consumer_timeout} is cut.
+   */
+  private void closeGrace(Socket s, long pendingBefore, long closedAt, long progressAt) {
     s.hardCloseTimer = vertx.setTimer(CLOSE_GRACE_MS, id -> {
       s.hardCloseTimer = -1;
-      HardClose.now(s.out.channel()); // the client did not complete the close handshake in time
+      Channel ch = s.out.channel();
+      if (!ch.isOpen()) {
+        return;
+      }
+      long now = System.nanoTime();
+      long pending = s.out.socketPendingBytes();
+      boolean first = progressAt == closedAt;
+      long lastProgress = pending < pendingBefore ? now : progressAt;
+      boolean reading = pending == 0
+          || (first ? lastProgress == now : now - lastProgress < CLOSE_STALL_MS * 1_000_000L);
+      if (!reading || now - closedAt >= config.limits().slowConsumerTimeoutMillis() * 1_000_000L) {
+        HardClose.now(ch);
+        return;
+      }
+      if (pending == 0 && ch instanceof DuplexChannel tcp && !tcp.isOutputShutdown()) {
+        tcp.shutdownOutput();
+      }
+      closeGrace(s, Math.min(pending, pendingBefore), closedAt, lastProgress);
     });
   }
 }

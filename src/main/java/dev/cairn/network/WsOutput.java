@@ -3,6 +3,7 @@ package dev.cairn.network;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelOutboundBuffer;
 
 /**
  * The outbound side of one WebSocket. Messages wait in a {@link FrameQueue} and are encoded as
@@ -53,6 +54,12 @@ final class WsOutput {
   /** True when the socket would take more now. */
   boolean writable() {
     return ctx.channel().isWritable();
+  }
+
+  /** Bytes written to the socket that the kernel has not taken yet (Netty's outbound buffer). */
+  long socketPendingBytes() {
+    ChannelOutboundBuffer buf = ctx.channel().unsafe().outboundBuffer();
+    return buf == null ? 0 : buf.totalPendingWriteBytes();
   }
 
   /** Payload bytes waiting for the client. */

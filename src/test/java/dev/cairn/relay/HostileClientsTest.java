@@ -10,6 +10,9 @@ import java.io.IOException;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.CompletableFuture;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -67,6 +70,33 @@ class HostileClientsTest {
       publishBig(pub, 300); // ~4 MB for a reader whose bound is 1 MiB
       awaitCounter(relay, "ws", 10_000);
       assertTrue(paused.readToEof(10_000) >= 0, "closed long before the 60 s timeout");
+    }
+  }
+
+  @Test
+  void aSlowButReadingClientClosedForItsQueueGetsTheCloseFrameWithTheReason() throws Exception {
+    try (TestRelay relay = TestRelay.start(limits("60s", 1L << 20), Map.of());
+        RawSocket slow = RawSocket.webSocket(relay.port(), "/");
+        RelayClient pub = relay.connect()) {
+      slow.sendText("[\"REQ\",\"s\",{\"kinds\":[1]}]");
+      Thread.sleep(300);
+      CompletableFuture<byte[]> tail = CompletableFuture.supplyAsync(() -> {
+        try {
+          return slow.readSlowlyToEof(5, 30_000); // < 1 MB/s, slower than the ~4 MB published at once
+        } catch (Exception e) {
+          throw new IllegalStateException(e);
+        }
+      });
+      publishBig(pub, 300);
+      awaitCounter(relay, "ws", 10_000);
+      byte[] end = tail.get(40, TimeUnit.SECONDS);
+      assertTrue(end != null, "the connection was closed (FIN) after the frames the client still had to read");
+      String text = new String(end, StandardCharsets.ISO_8859_1);
+      int reason = text.lastIndexOf("slow consumer: more than 1048576 bytes waiting to be read");
+      // a close frame: 0x88, its length, then the code 1008 (0x03F0) right before the reason; a reset
+      // would have dropped it with the kernel's copy of the frames before it
+      assertTrue(reason >= 4 && end[reason - 4] == (byte) 0x88 && end[reason - 2] == 0x03 && end[reason - 1] == (byte) 0xF0,
+          "the last frame is the close frame 1008 with its reason: " + text.substring(Math.max(0, text.length() - 120)));
     }
   }
 

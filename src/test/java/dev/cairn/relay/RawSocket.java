@@ -131,6 +131,36 @@ public final class RawSocket implements AutoCloseable {
     }
   }
 
+  /**
+   * Reads slowly (4 KB, then {@code pauseMillis}) until the server closes the TCP connection; returns
+   * the last 1 KB read (where a close frame sent before the end is), or null when the connection is
+   * still open after {@code timeoutMillis}.
+   */
+  public byte[] readSlowlyToEof(long pauseMillis, long timeoutMillis) throws IOException, InterruptedException {
+    long deadline = System.currentTimeMillis() + timeoutMillis;
+    byte[] buf = new byte[4096];
+    byte[] tail = new byte[0];
+    while (System.currentTimeMillis() < deadline) {
+      socket.setSoTimeout((int) Math.max(1, deadline - System.currentTimeMillis()));
+      int n;
+      try {
+        n = in.read(buf);
+      } catch (SocketTimeoutException open) {
+        return null;
+      }
+      if (n < 0) {
+        return tail;
+      }
+      byte[] next = new byte[Math.min(1024, tail.length + n)];
+      int fromTail = next.length - n > 0 ? next.length - n : 0;
+      System.arraycopy(tail, tail.length - fromTail, next, 0, fromTail);
+      System.arraycopy(buf, n - (next.length - fromTail), next, fromTail, next.length - fromTail);
+      tail = next;
+      Thread.sleep(pauseMillis);
+    }
+    return null;
+  }
+
   @Override
   public void close() throws IOException {
     socket.close();
