@@ -29,8 +29,9 @@ import javax.management.openmbean.CompositeData;
  * only after a full or concurrent cycle that the live set never triggers. JDK 17 has no run-time knob
  * for that growth. So after a collection that leaves more than the budget committed, this asks for a full
  * collection, which compacts and returns what is free beyond {@code MaxHeapFreeRatio} ({@link JvmTuning})
- * to the OS. A live set that itself approaches the budget cannot be helped that way: it then backs off
- * and says so once, rather than collecting in a loop.
+ * to the OS. A live set that itself approaches the budget cannot be helped that way: the bound then
+ * becomes twice the live set of the last forced collection (said once in the log), so it never collects
+ * in a loop, and still bounds the heap.
  *
  * <p>One per process (Main), on its own daemon thread; the GC notifications arrive on a JVM thread.
  */
@@ -38,9 +39,8 @@ final class HeapBudget {
   private static final Logger LOG = Logger.getLogger(HeapBudget.class.getName());
   /** At most one forced collection per this many ms: the heap regrows in seconds under overload. */
   private static final long MIN_INTERVAL_MS = 1_000;
-  /** A forced collection that leaves more than this share of the budget live does not pay: back off. */
-  private static final double LIVE_SHARE_TO_BACK_OFF = 0.6;
-  private static final long BACK_OFF_MS = 60_000;
+  /** Committed heap over this many times the last forced collection's live set is due, whatever the budget. */
+  private static final long LIVE_FACTOR = 2;
   /** The cause HotSpot names a {@code System.gc()} collection by. */
   private static final String FORCED_CAUSE = "System.gc()";
 
@@ -54,11 +54,13 @@ final class HeapBudget {
   private final AtomicBoolean pending = new AtomicBoolean();
   private final AtomicLong collections = new AtomicLong();
   private volatile long lastForcedAt;
-  private volatile long backOffUntil;
+  /** The bound in force: the budget, or {@link #LIVE_FACTOR} x the live set when that is more. */
+  private volatile long boundBytes;
   private volatile boolean warned;
 
   private HeapBudget(long budgetBytes) {
     this.budgetBytes = budgetBytes;
+    this.boundBytes = budgetBytes;
   }
 
   /**
@@ -101,19 +103,17 @@ final class HeapBudget {
     long now = System.currentTimeMillis();
     if (FORCED_CAUSE.equals(info.getGcCause())) {
       long live = memory.getHeapMemoryUsage().getUsed();
-      if (live > budgetBytes * LIVE_SHARE_TO_BACK_OFF) {
-        backOffUntil = now + BACK_OFF_MS;
-        if (!warned) {
-          warned = true;
-          LOG.warning("heap budget: " + live / (1024 * 1024) + " MB stay live after a full collection, near"
-              + " limits.heap_budget_bytes (" + budgetBytes / (1024 * 1024) + " MB); not collecting for "
-              + BACK_OFF_MS / 1000 + " s. Raise the budget, or give the JVM a heap size (-Xmx)");
-        }
+      boundBytes = Math.max(budgetBytes, LIVE_FACTOR * live);
+      if (boundBytes > budgetBytes && !warned) {
+        warned = true;
+        LOG.warning("heap budget: " + live / (1024 * 1024) + " MB stay live after a full collection, more than half"
+            + " of limits.heap_budget_bytes (" + budgetBytes / (1024 * 1024) + " MB); collecting at twice the live"
+            + " set instead. Raise the budget, or give the JVM a heap size (-Xmx)");
       }
       return;
     }
-    if (memory.getHeapMemoryUsage().getCommitted() <= budgetBytes || now < backOffUntil
-        || now - lastForcedAt < MIN_INTERVAL_MS || !pending.compareAndSet(false, true)) {
+    if (memory.getHeapMemoryUsage().getCommitted() <= boundBytes || now - lastForcedAt < MIN_INTERVAL_MS
+        || !pending.compareAndSet(false, true)) {
       return;
     }
     lastForcedAt = now;

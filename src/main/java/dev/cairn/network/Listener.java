@@ -48,7 +48,7 @@ import java.util.logging.Logger;
  */
 final class Listener extends Supervised {
   private static final Logger LOG = Logger.getLogger(Listener.class.getName());
-  /** How long a closed connection may take to answer the close frame before its TCP connection is cut. */
+  /** How long a closed connection has to show that it reads before its TCP connection is cut; the checks' interval after. */
   static final long CLOSE_GRACE_MS = 1_000;
   /** After a first sign of reading, how long a closed connection may read nothing before it is cut. */
   static final long CLOSE_STALL_MS = 3_000;
