@@ -213,8 +213,7 @@ final class ConnWorker extends Supervised {
     }
     byListener.forEach((listener, out) -> {
       if (out.size > 0) {
-        listener(listener).sendOwed(new ListenerInbox.Deliver(l.event(), Arrays.copyOf(out.conns, out.size),
-            Arrays.copyOf(out.heads, out.size)));
+        listener(listener).sendOwed(new ListenerInbox.Deliver(l.event(), out.exactConns(), out.exactHeads()));
       }
     });
   }
@@ -228,6 +227,15 @@ final class ConnWorker extends Supervised {
     LiveOut(int hint) {
       conns = new long[Math.max(2, hint)];
       heads = new byte[conns.length][];
+    }
+
+    /** The arrays cut to size; as they are when full (one listener and every match live: the usual case). */
+    long[] exactConns() {
+      return size == conns.length ? conns : Arrays.copyOf(conns, size);
+    }
+
+    byte[][] exactHeads() {
+      return size == heads.length ? heads : Arrays.copyOf(heads, size);
     }
 
     void add(long conn, byte[] head) {

@@ -24,6 +24,8 @@ final class Subscription {
   List<byte[]> heldLive;
   /** The registry's: the connection's subscriptions, and the last match this one took part in. */
   SubscriptionRegistry.ConnSubs owner;
+  /** What a live match of this subscription alone answers, built once with {@code owner} (no object per event). */
+  SubscriptionRegistry.Match alone;
   long matchedIn;
 
   Subscription(String subId, long serial, List<Filter> filters, long seqFloor) {

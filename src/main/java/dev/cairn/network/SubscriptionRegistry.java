@@ -42,6 +42,7 @@ final class SubscriptionRegistry {
     tenantOf.put(connId, tenant);
     FilterIndex index = indexes.computeIfAbsent(tenant, t -> new FilterIndex());
     sub.owner = conn;
+    sub.alone = new Match(connId, sub.self);
     Subscription old = conn.subs.put(sub.subId, sub);
     if (old != null) {
       index.remove(connId, old);
@@ -117,7 +118,7 @@ final class SubscriptionRegistry {
       if (conn.matchedIn != stamp) {
         conn.matchedIn = stamp;
         conn.slot = out.size();
-        out.add(new Match(conn.connId, sub.self));
+        out.add(sub.alone);
       } else { // a second subscription of the same connection (rare): one Match names both
         List<String> live = new ArrayList<>(out.get(conn.slot).live());
         live.add(sub.subId);
