@@ -82,23 +82,25 @@ public final class JsonBytes {
   /** Appends {@code s} as a quoted JSON string in UTF-8. Unpaired surrogates become '?', as String.getBytes does. */
   public JsonBytes string(String s) {
     int n = s.length();
-    ensure(n * 3 + 2);
+    // Room for 1 byte per char (and the quotes): the usual ASCII text is written without another
+    // check; a char that takes more (an escape: up to 6 bytes, UTF-8: up to 3, or 4 for a pair)
+    // first makes sure that room stays for the rest (so only text that needs more grows the buffer).
+    ensure(n + 2);
     byte[] b = buf;
     int p = len;
     b[p++] = '"';
     for (int i = 0; i < n; i++) {
       char c = s.charAt(i);
+      if (c < 0x80 && c >= 0x20 && c != '"' && c != '\\') {
+        b[p++] = (byte) c;
+        continue;
+      }
+      if (p + 6 + (n - i) + 1 > b.length) {
+        len = p;
+        ensure(6 + (n - i) + 1);
+        b = buf;
+      }
       if (c < 0x80) {
-        if (c >= 0x20 && c != '"' && c != '\\') {
-          b[p++] = (byte) c;
-          continue;
-        }
-        // escapes take at most 6 bytes for 1 char: make room beyond the 3 per char reserved
-        if (p + 6 + (n - i) * 3 + 1 > b.length) {
-          len = p;
-          ensure(6 + (n - i) * 3 + 1);
-          b = buf;
-        }
         b[p++] = '\\';
         switch (c) {
           case '"' -> b[p++] = '"';

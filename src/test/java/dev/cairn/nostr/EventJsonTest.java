@@ -22,6 +22,20 @@ class EventJsonTest {
   }
 
   @Test
+  void bytesWrittenIntoATightBufferMatchTheQuotedString() {
+    // the writer reserves 1 byte per char and grows only for chars that take more: every kind, long
+    // runs of it, and a mix, written after something so the growth starts mid-buffer
+    String[] texts = {
+        "plain ascii ".repeat(40), "日本語のテキスト".repeat(200), "😀🎉".repeat(300), "\u0001\n\"\\".repeat(250),
+        "é".repeat(700), "a😀b\u0007cé日\"d".repeat(120), "", "x"};
+    for (String t : texts) {
+      JsonBytes out = new JsonBytes(16).ascii("[").string(t).ascii("]");
+      assertEquals("[" + JsonStrings.quote(t) + "]", new String(out.toByteArray(), StandardCharsets.UTF_8),
+          "text of " + t.length() + " chars");
+    }
+  }
+
+  @Test
   void quotedStringsRoundTripThroughAJsonParser() throws Exception {
     StringBuilder all = new StringBuilder();
     for (char c = 0; c < 0x100; c++) {
