@@ -67,7 +67,8 @@ class HostileClientsTest {
         RelayClient pub = relay.connect()) {
       paused.sendText("[\"REQ\",\"s\",{\"kinds\":[1]}]");
       Thread.sleep(300);
-      publishBig(pub, 300); // ~4 MB for a reader whose bound is 1 MiB
+      // ~8 MB for a reader whose bound is 1 MiB: the kernel's send buffer alone may take 4 MB (tcp_wmem)
+      publishBig(pub, 600);
       awaitCounter(relay, "ws", 10_000);
       assertTrue(paused.readToEof(10_000) >= 0, "closed long before the 60 s timeout");
     }
