@@ -42,6 +42,12 @@ public final class SqliteTenantStore implements AutoCloseable {
 
   /** Bound on one feed statement inside a group commit (the whole commit waits for it). */
   static final int FEED_STATEMENT_TIMEOUT_SECONDS = 5;
+  /**
+   * WAL frames (of 4 KiB pages) past which the writer finishes the checkpointer's work between two
+   * transactions so that the WAL starts over ({@link #finishCheckpoint}): 16 MiB, a quarter of the
+   * {@code journal_size_limit} the WAL file is cut back to when it starts over.
+   */
+  static final int WAL_RESTART_FRAMES = 4096;
   /** How long a query waits for a free reader connection. */
   static final int READER_WAIT_SECONDS = 60;
 
@@ -65,6 +71,10 @@ public final class SqliteTenantStore implements AutoCloseable {
   private final ReentrantLock writeLock = new ReentrantLock();
   private final ReentrantLock checkpointLock = new ReentrantLock();
   private volatile long highWater;
+  /** WAL frames past which the writer finishes a checkpoint ({@link #WAL_RESTART_FRAMES}; tests set fewer). */
+  private volatile int walRestartFrames = WAL_RESTART_FRAMES;
+  /** Set by the checkpointer when the WAL is past {@code walRestartFrames}; the writer clears it. */
+  private volatile boolean walRestartDue;
   /** Outbox rows not yet delivered (pending or claimed): counted at open, then kept by every write and settle. */
   private final java.util.concurrent.atomic.AtomicLong outboxBacklog = new java.util.concurrent.atomic.AtomicLong();
   private volatile boolean closed;
@@ -74,6 +84,7 @@ public final class SqliteTenantStore implements AutoCloseable {
   private final PreparedStatement commit;
   private final PreparedStatement rollback;
   private final PreparedStatement findExpired;
+  private final PreparedStatement writerCheckpoint;
   private final SqliteEventWriter events;
   /** Outbox (seed 000): the one path that writes domain events, in the same transaction. */
   private final OutboxWriter outbox;
@@ -101,6 +112,7 @@ public final class SqliteTenantStore implements AutoCloseable {
     rollback = writer.prepareStatement("ROLLBACK");
     findExpired = writer.prepareStatement("SELECT seq, id, kind, pubkey, created_at, d_tag, json FROM events"
         + " WHERE expiration IS NOT NULL AND expiration <= ? ORDER BY expiration LIMIT ?");
+    writerCheckpoint = writer.prepareStatement("PRAGMA wal_checkpoint(PASSIVE)");
     this.outbox = new OutboxWriter(writer, tenant);
     this.events = new SqliteEventWriter(writer, outbox);
     this.highWater = readHighWater(writer);
@@ -273,7 +285,9 @@ public final class SqliteTenantStore implements AutoCloseable {
     try {
       ensureOpen();
       try {
-        return persistNow(batch, nowEpochSeconds);
+        PersistOutcome out = persistNow(batch, nowEpochSeconds);
+        finishCheckpoint();
+        return out;
       } catch (SQLException e) {
         if (batch.size() == 1 || !ownFault(e)) {
           if (batch.size() == 1 && ownFault(e)) {
@@ -380,6 +394,7 @@ public final class SqliteTenantStore implements AutoCloseable {
         outbox.enqueue(outbox.eventsOf(out, System.currentTimeMillis()));
         commit.execute();
         outboxCommitted();
+        finishCheckpoint();
         return out;
       } catch (SQLException | RuntimeException e) {
         rollbackQuietly();
@@ -393,6 +408,29 @@ public final class SqliteTenantStore implements AutoCloseable {
     }
   }
 
+  /**
+   * On the writer, between two transactions, once the checkpointer found the WAL past its bound: copies
+   * the frames committed since the checkpointer's last run into the DB file. With every frame copied (and
+   * no reader still on an older snapshot) SQLite starts the WAL over at the next commit, reusing the file
+   * from its beginning. The checkpointer alone never gets there while commits keep coming (each adds
+   * frames while it copies), and the WAL then grows for as long as the writes go on: 1.9 GB after 20 s
+   * of ingest, with the writer's time going to the kernel zeroing the file's new blocks. A reader that
+   * holds an old snapshot keeps the WAL from starting over; the next run of the checkpointer asks again.
+   * While the checkpointer itself is copying, the writer tries again after its next transaction.
+   */
+  private void finishCheckpoint() {
+    if (!walRestartDue) {
+      return;
+    }
+    try (ResultSet rs = writerCheckpoint.executeQuery()) {
+      // busy: the checkpointer is copying right now, so again after the next transaction; else done
+      // (with frames left only when a reader holds them: then the checkpointer's next run asks again)
+      walRestartDue = rs.next() && rs.getInt(1) != 0;
+    } catch (SQLException e) {
+      walRestartDue = false; // the checkpointer's next run asks again
+    }
+  }
+
   private void rollbackQuietly() {
     try {
       rollback.execute();
@@ -403,20 +441,32 @@ public final class SqliteTenantStore implements AutoCloseable {
 
   /**
    * Copies committed WAL pages into the DB file (PASSIVE: never waits for readers or the writer),
-   * on the caller's thread, which is not the writer's. Returns the WAL frames left uncopied.
+   * on the caller's thread, which is not the writer's. Returns the WAL frames left uncopied. A WAL past
+   * its bound has the writer finish the copy between two transactions ({@link #finishCheckpoint}).
    */
   public int checkpoint() {
     if (closed || !checkpointLock.tryLock()) {
       return 0;
     }
-    try (Statement st = checkpointer.createStatement();
-        ResultSet rs = st.executeQuery("PRAGMA wal_checkpoint(PASSIVE)")) {
-      return rs.next() ? Math.max(0, rs.getInt(2) - rs.getInt(3)) : 0;
+    try (Statement st = checkpointer.createStatement()) {
+      int log;
+      int left;
+      try (ResultSet rs = st.executeQuery("PRAGMA wal_checkpoint(PASSIVE)")) {
+        log = rs.next() ? rs.getInt(2) : 0;
+        left = Math.max(0, log - rs.getInt(3));
+      }
+      walRestartDue = log > walRestartFrames;
+      return left;
     } catch (SQLException e) {
       throw new StoreException("checkpoint failed on " + file, e);
     } finally {
       checkpointLock.unlock();
     }
+  }
+
+  /** Tests: WAL frames past which the writer finishes a checkpoint (default {@link #WAL_RESTART_FRAMES}). */
+  void walRestartFrames(int frames) {
+    this.walRestartFrames = frames;
   }
 
   // ----------------------------------------------------------------------------------------- read
@@ -564,6 +614,7 @@ public final class SqliteTenantStore implements AutoCloseable {
       try {
         T out = work.run(writerSql);
         commit.execute();
+        finishCheckpoint();
         return out;
       } catch (SQLException | RuntimeException e) {
         rollbackQuietly();

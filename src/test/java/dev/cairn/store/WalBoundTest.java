@@ -1,0 +1,67 @@
+package dev.cairn.store;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.cairn.nostr.NostrEvent;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The WAL stays bounded while commits never pause: the checkpointer (PASSIVE, another thread, as
+ * SqliteUpkeep runs it) copies while the writer keeps appending, and the writer finishes the copy
+ * between two transactions once the WAL is past its bound, so that it starts over.
+ */
+class WalBoundTest extends StoreTestBase {
+  private static final int BATCHES = 400;
+  private static final int PER_BATCH = 50;
+  private static final String BODY = "x".repeat(1000);
+
+  @Test
+  void theWalStartsOverUnderAnUnbrokenStreamOfCommits() throws Exception {
+    store.walRestartFrames(64); // 256 KiB instead of 16 MiB: the same mechanism at a test's scale
+    Path wal = Path.of(store.file() + "-wal");
+    AtomicBoolean writing = new AtomicBoolean(true);
+    AtomicLong checkpoints = new AtomicLong();
+    Thread checkpointer = new Thread(() -> {
+      while (writing.get()) {
+        store.checkpoint();
+        checkpoints.incrementAndGet();
+        try {
+          Thread.sleep(2);
+        } catch (InterruptedException e) {
+          return;
+        }
+      }
+    }, "test-checkpointer");
+    checkpointer.start();
+    long maxWal = 0;
+    long id = 1;
+    try {
+      for (int b = 0; b < BATCHES; b++) {
+        List<NostrEvent> batch = new ArrayList<>(PER_BATCH);
+        for (int i = 0; i < PER_BATCH; i++, id++) {
+          // random-looking ids and authors spread the index writes over many pages, as real traffic does
+          String author = Ev.id(id * 0x9E3779B97F4A7C15L >>> 8);
+          batch.add(NostrEvent.of(Ev.id(id * 0xC2B2AE3D27D4EB4FL), author, NOW - (id % 9973), 1,
+              List.of(List.of("t", "tag" + (id % 500))), BODY + id, Ev.SIG));
+        }
+        store.persistBatch(batch, NOW);
+        maxWal = Math.max(maxWal, Files.size(wal));
+      }
+    } finally {
+      writing.set(false);
+      checkpointer.join();
+    }
+    assertTrue(checkpoints.get() > 10, "the checkpointer ran " + checkpoints.get() + " times");
+    long written = (long) BATCHES * PER_BATCH * BODY.length();
+    // without the writer's part the WAL holds every commit (300 MB here); with it, a few MB
+    assertTrue(maxWal < 32L << 20, "WAL reached " + maxWal + " bytes while " + written + " bytes of content were written");
+    assertEquals(BATCHES * PER_BATCH, store.count(List.of(Ev.all()), Long.MAX_VALUE, NOW), "every event stored");
+  }
+}
