@@ -57,37 +57,25 @@ class SeqFloorTest {
           while (oks.size() < EVENTS) {
             awaitOk(pub, oks);
           }
-          JsonObject sentinel = Events.signed(author, 1, Events.now(), List.of(List.of("t", tag)), "sentinel");
-          pub.publishAndWait(sentinel);
-
+          // every REQ's history first (each REQ was sent without waiting for it), so that the sentinel
+          // published after them all can only come live
           Set<String> published = new HashSet<>();
           events.forEach(e -> published.add(e.getString("id")));
+          List<List<String>> received = new ArrayList<>();
           int sawHistory = 0;
           for (RelayClient c : subs) {
-            List<String> received = new ArrayList<>();
-            boolean eose = false;
-            while (true) {
-              JsonArray f = c.await(x -> x.getString(0).equals("EVENT") || x.getString(0).equals("EOSE")
-                  || x.getString(0).equals("CLOSED"), Duration.ofSeconds(20));
-              if (f.getString(0).equals("CLOSED")) {
-                throw new AssertionError("subscription closed: " + f.encode());
-              }
-              if (f.getString(0).equals("EOSE")) {
-                eose = true;
-                continue;
-              }
-              String id = f.getJsonObject(2).getString("id");
-              if (id.equals(sentinel.getString("id"))) {
-                break;
-              }
-              if (!eose) {
-                sawHistory++;
-              }
-              received.add(id);
-            }
-            assertTrue(eose, "EOSE before the live sentinel");
-            Set<String> unique = new HashSet<>(received);
-            assertEquals(received.size(), unique.size(), "an event was delivered twice");
+            List<String> ids = new ArrayList<>();
+            readUntil(c, ids, "EOSE");
+            sawHistory += ids.size();
+            received.add(ids);
+          }
+          JsonObject sentinel = Events.signed(author, 1, Events.now(), List.of(List.of("t", tag)), "sentinel");
+          pub.publishAndWait(sentinel);
+          for (int i = 0; i < subs.size(); i++) {
+            List<String> ids = received.get(i);
+            readUntil(subs.get(i), ids, sentinel.getString("id"));
+            Set<String> unique = new HashSet<>(ids);
+            assertEquals(ids.size(), unique.size(), "an event was delivered twice");
             assertEquals(published, unique, "an event was missed");
           }
           assertTrue(sawHistory > 0, "some events came from history, so the boundary was crossed");
@@ -95,6 +83,29 @@ class SeqFloorTest {
           subs.forEach(RelayClient::close);
         }
       }
+    }
+  }
+
+  /**
+   * Adds the ids of the EVENTs {@code c} gets to {@code ids} until EOSE ({@code until} "EOSE") or the event
+   * with id {@code until} (not added); an EOSE while waiting for an event, or a CLOSED, fails.
+   */
+  private static void readUntil(RelayClient c, List<String> ids, String until) throws InterruptedException {
+    while (true) {
+      JsonArray f = c.await(x -> x.getString(0).equals("EVENT") || x.getString(0).equals("EOSE")
+          || x.getString(0).equals("CLOSED"), Duration.ofSeconds(20));
+      if (f.getString(0).equals("CLOSED")) {
+        throw new AssertionError("subscription closed: " + f.encode());
+      }
+      if (f.getString(0).equals("EOSE")) {
+        assertEquals("EOSE", until, "a second EOSE, or EOSE after the sentinel was published");
+        return;
+      }
+      String id = f.getJsonObject(2).getString("id");
+      if (id.equals(until)) {
+        return;
+      }
+      ids.add(id);
     }
   }
 }
