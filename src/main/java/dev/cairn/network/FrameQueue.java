@@ -29,12 +29,23 @@ final class FrameQueue {
     return bytes;
   }
 
+  /**
+   * Room for {@code more} messages on top of those queued, made at once: a REQ's history (hundreds of
+   * events in one Write) would otherwise double the arrays several times, copying them each time.
+   */
+  void reserve(int more) {
+    int need = size + more;
+    if (heads == null || need > heads.length) {
+      resize(Math.max(INITIAL, Integer.highestOneBit(need - 1) << 1));
+    }
+  }
+
   void add(byte[] head, byte[] event) {
     if (heads == null) {
       heads = new byte[INITIAL][];
       events = new byte[INITIAL][];
     } else if (size == heads.length) {
-      grow();
+      resize(heads.length * 2);
     }
     int i = (first + size) & (heads.length - 1);
     heads[i] = head;
@@ -73,13 +84,13 @@ final class FrameQueue {
     return event == null ? head.length : head.length + event.length + 1;
   }
 
-  private void grow() {
-    int n = heads.length;
-    byte[][] h = new byte[n * 2][];
-    byte[][] e = new byte[n * 2][];
+  /** New arrays of {@code capacity} (a power of two, at least {@code size}) holding the queue from index 0. */
+  private void resize(int capacity) {
+    byte[][] h = new byte[capacity][];
+    byte[][] e = new byte[capacity][];
     for (int k = 0; k < size; k++) {
-      h[k] = heads[(first + k) & (n - 1)];
-      e[k] = events[(first + k) & (n - 1)];
+      h[k] = heads[(first + k) & (heads.length - 1)];
+      e[k] = events[(first + k) & (heads.length - 1)];
     }
     heads = h;
     events = e;
