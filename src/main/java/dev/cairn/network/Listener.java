@@ -48,9 +48,14 @@ import java.util.logging.Logger;
  */
 final class Listener extends Supervised {
   private static final Logger LOG = Logger.getLogger(Listener.class.getName());
-  /** How long a closed connection has to show that it reads before its TCP connection is cut; the checks' interval after. */
+  /** How often a closed connection's reading is checked. */
   static final long CLOSE_GRACE_MS = 1_000;
-  /** After a first sign of reading, how long a closed connection may read nothing before it is cut. */
+  /**
+   * How long a closed connection may read nothing before it is cut, from the close on. Not less: "read"
+   * is seen as Netty's pending bytes going down, which needs the kernel to report the socket writable,
+   * i.e. a third of a send buffer of up to 4 MB (tcp_wmem) freed, more than a second for a client that
+   * reads under 1 MB/s.
+   */
   static final long CLOSE_STALL_MS = 3_000;
   /** Bytes one socket may write per flush turn before the others (and every other task) get theirs. */
   static final long FLUSH_TURN_BYTES = 256 * 1024;
@@ -567,8 +572,8 @@ final class Listener extends Supervised {
   }
 
   /**
-   * Every {@link #CLOSE_GRACE_MS} after a close: a client that read nothing in the first interval, or
-   * nothing for {@link #CLOSE_STALL_MS} later on, is cut (reset, the kernel's copy dropped too), so that
+   * Every {@link #CLOSE_GRACE_MS} after a close: a client that read nothing for {@link #CLOSE_STALL_MS}
+   * is cut (reset, the kernel's copy dropped too), so that
    * it cannot keep its socket and megabytes of frames. Once the close frame has reached the kernel, our
    * side of the TCP connection is shut (FIN after what the client has yet to read) while its close reply
    * is still read: a slow but reading client gets every frame before the close and its reason (closing
@@ -584,10 +589,8 @@ final class Listener extends Supervised {
       }
       long now = System.nanoTime();
       long pending = s.out.socketPendingBytes();
-      boolean first = progressAt == closedAt;
       long lastProgress = pending < pendingBefore ? now : progressAt;
-      boolean reading = pending == 0
-          || (first ? lastProgress == now : now - lastProgress < CLOSE_STALL_MS * 1_000_000L);
+      boolean reading = pending == 0 || now - lastProgress < CLOSE_STALL_MS * 1_000_000L;
       if (!reading || now - closedAt >= config.limits().slowConsumerTimeoutMillis() * 1_000_000L) {
         HardClose.now(ch);
         return;
