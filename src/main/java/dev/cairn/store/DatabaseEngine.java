@@ -35,10 +35,10 @@ import java.util.logging.Logger;
 /**
  * The only node that touches a tenant DB. Its event loop only coordinates: writes run on the
  * tenant's writer lane ({@link TenantWriters}: tenants do not wait on each other), queries on a
- * reader pool. Group commit: every Persist that arrives while
- * a commit runs waits in {@code pending} and goes into the next transaction (at most
- * {@code store.max_batch}); each is acked after its commit. Pending work keeps its upstream credit
- * until done, so root's channel bounds the queue.
+ * reader pool. Group commit: every Persist that arrives while a commit runs waits in {@code pending}
+ * ({@link CommitQueue}) and goes into the next transaction (at most {@code store.max_batch}), taken when
+ * that commit starts; each is acked after its commit. Pending work keeps its upstream credit until
+ * done, so root's channel bounds the queue.
  */
 public final class DatabaseEngine extends Supervised {
   private static final Logger LOG = Logger.getLogger(DatabaseEngine.class.getName());
@@ -74,8 +74,7 @@ public final class DatabaseEngine extends Supervised {
   private long tenantsPollMs = 2_000;
   /** MySQL: the registry poller (issue 10); null on SQLite. */
   private RuntimeTenantSync runtime;
-  private final Map<String, List<Pending>> pending = new HashMap<>();
-  private final Map<String, Boolean> committing = new HashMap<>();
+  private final Map<String, CommitQueue<Pending>> pending = new HashMap<>();
   private MetaStore meta;
   private TenantWriters writers;
   private WorkerExecutor readerPool;
@@ -389,7 +388,7 @@ public final class DatabaseEngine extends Supervised {
 
   private void handle(DatabaseInbox msg) {
     if (msg instanceof DatabaseInbox.Persist p) {
-      pending.computeIfAbsent(p.tenant(), t -> new ArrayList<>()).add(new Pending(p, inbox.hold()));
+      pending.computeIfAbsent(p.tenant(), t -> new CommitQueue<>()).add(new Pending(p, inbox.hold()));
       commitNext(p.tenant());
     } else if (msg instanceof OutboxCommand c) {
       outboxCommands.handle(c, inbox.hold());
@@ -486,54 +485,70 @@ public final class DatabaseEngine extends Supervised {
     });
   }
 
-  /** Starts one transaction with everything pending for the tenant, unless one is running. */
+  /**
+   * Asks for the tenant's next group commit, unless one is already coming: on a store that queues its
+   * commits (SQLite's writer lane) one runs and at most one more waits, taking its batch when it starts
+   * (everything that arrived meanwhile, at most {@code store.max_batch}); on one that does not, one
+   * commit at a time, its batch taken now.
+   */
   private void commitNext(String tenant) {
-    List<Pending> queue = pending.get(tenant);
-    if (queue == null || queue.isEmpty() || committing.getOrDefault(tenant, false)) {
+    CommitQueue<Pending> queue = pending.get(tenant);
+    if (queue == null || queue.isEmpty()) {
       return;
     }
-    List<Pending> batch = new ArrayList<>(queue.subList(0, Math.min(maxBatch, queue.size())));
-    queue.subList(0, batch.size()).clear();
     TenantStore store = stores.get(tenant);
     if (store == null) { // removed at runtime while the events were on their way: refused, as for an unknown tenant
-      List<RootInbox.Persisted.Ack> acks = new ArrayList<>(batch.size());
-      for (Pending p : batch) {
+      List<RootInbox.Persisted.Ack> acks = new ArrayList<>();
+      for (Pending p : queue.take(Integer.MAX_VALUE)) {
         acks.add(new RootInbox.Persisted.Ack(p.persist().ticket(), new PersistResult.Rejected("blocked: " + UNKNOWN_TENANT)));
         p.release().run();
       }
       toRoot.sendOwed(new RootInbox.Persisted(acks));
-      commitNext(tenant);
       return;
     }
-    committing.put(tenant, true);
-    long now = System.currentTimeMillis() / 1000;
-    store.persist(batch.stream().map(p -> p.persist().event()).toList(), now)
-        .onComplete(ar -> {
-          committing.put(tenant, false);
-          List<RootInbox.Persisted.Ack> acks = new ArrayList<>(batch.size());
-          for (int i = 0; i < batch.size(); i++) {
-            PersistResult r = ar.succeeded()
-                ? ar.result().results().get(i)
-                : new PersistResult.Rejected("error: could not store the event, please retry");
-            acks.add(new RootInbox.Persisted.Ack(batch.get(i).persist().ticket(), r));
-            batch.get(i).release().run();
-          }
-          if (ar.failed()) {
-            LOG.log(Level.SEVERE, "commit of " + batch.size() + " events failed for tenant " + tenant, ar.cause());
-          }
-          toRoot.sendOwed(new RootInbox.Persisted(acks));
-          if (ar.succeeded()) {
-            lastWriteMs.put(tenant, System.currentTimeMillis());
-          }
-          if (ar.succeeded()) { // seed 003: after the commit and its PersistAck, never before
-            feed.afterCommit(tenant, ar.result());
-          }
-          if (ar.succeeded() && ar.result().results().stream().anyMatch(r -> r instanceof PersistResult.Stored)) {
-            outboxWritten(tenant, store);
-            store.afterWrite();
-          }
-          commitNext(tenant);
-        });
+    if (store.queuesCommits() ? !queue.arm() : queue.inFlight() > 0) {
+      return;
+    }
+    queue.started();
+    store.persistTaken(() -> queue.take(maxBatch), p -> p.persist().event()).onComplete(ar -> {
+      queue.completed();
+      if (ar.succeeded()) {
+        committed(tenant, store, ar.result());
+      } else { // the store could not even start the write: its batch (if it took one) is lost to it
+        LOG.log(Level.SEVERE, "group commit could not run for tenant " + tenant, ar.cause());
+      }
+      commitNext(tenant);
+    });
+  }
+
+  /** After a group commit: the acks (in the batch's order), the credits back, then the feed and the outbox. */
+  private void committed(String tenant, TenantStore store, TakenBatch<Pending> taken) {
+    List<Pending> batch = taken.batch();
+    if (batch.isEmpty()) {
+      return;
+    }
+    PersistOutcome out = taken.outcome();
+    List<RootInbox.Persisted.Ack> acks = new ArrayList<>(batch.size());
+    for (int i = 0; i < batch.size(); i++) {
+      PersistResult r = out != null
+          ? out.results().get(i)
+          : new PersistResult.Rejected("error: could not store the event, please retry");
+      acks.add(new RootInbox.Persisted.Ack(batch.get(i).persist().ticket(), r));
+      batch.get(i).release().run();
+    }
+    if (out == null) {
+      LOG.log(Level.SEVERE, "commit of " + batch.size() + " events failed for tenant " + tenant, taken.failure());
+    }
+    toRoot.sendOwed(new RootInbox.Persisted(acks));
+    if (out == null) {
+      return;
+    }
+    lastWriteMs.put(tenant, System.currentTimeMillis());
+    feed.afterCommit(tenant, out); // seed 003: after the commit and its PersistAck, never before
+    if (out.results().stream().anyMatch(r -> r instanceof PersistResult.Stored)) {
+      outboxWritten(tenant, store);
+      store.afterWrite();
+    }
   }
 
   /** Seed 000: the open SQLite store of {@code tenant}, or null (none, or another dialect). */

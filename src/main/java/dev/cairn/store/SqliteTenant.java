@@ -5,6 +5,8 @@ import dev.cairn.nostr.NostrEvent;
 import io.vertx.core.Future;
 import io.vertx.core.WorkerExecutor;
 import java.util.List;
+import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * A tenant on embedded SQLite as a {@link TenantStore}: the blocking {@link SqliteTenantStore} run on
@@ -42,6 +44,27 @@ final class SqliteTenant implements TenantStore {
   @Override
   public Future<PersistOutcome> persist(List<NostrEvent> batch, long now) {
     return writers.execute(store.tenant(), () -> store.persist(batch, now));
+  }
+
+  @Override
+  public <T> Future<TakenBatch<T>> persistTaken(Supplier<List<T>> take, Function<T, NostrEvent> event) {
+    return writers.execute(store.tenant(), () -> {
+      List<T> batch = take.get();
+      if (batch.isEmpty()) {
+        return new TakenBatch<>(batch, PersistOutcome.of(List.of()), null);
+      }
+      try {
+        return new TakenBatch<>(batch, store.persist(batch.stream().map(event).toList(),
+            System.currentTimeMillis() / 1000), null);
+      } catch (RuntimeException e) {
+        return new TakenBatch<>(batch, null, e);
+      }
+    });
+  }
+
+  @Override
+  public boolean queuesCommits() {
+    return true;
   }
 
   @Override

@@ -4,6 +4,8 @@ import dev.cairn.nostr.Filter;
 import dev.cairn.nostr.NostrEvent;
 import io.vertx.core.Future;
 import java.util.List;
+import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * One tenant's events as database-engine sees them, whichever dialect holds them: {@link SqliteTenant}
@@ -24,6 +26,30 @@ public interface TenantStore {
    * results in input order. Fails when the store could not write the batch (nothing of it was written).
    */
   Future<PersistOutcome> persist(List<NostrEvent> batch, long nowEpochSeconds);
+
+  /**
+   * Group commit of the batch {@code take} hands over when the write starts ({@code event}: each item's
+   * event; now: the time it starts). A store with a writer lane ({@link #queuesCommits}) takes it there,
+   * so a commit asked for while the previous one runs gets everything that arrived meanwhile; this
+   * default takes it at once. The future always succeeds: a failed write is {@link TakenBatch#failure}.
+   */
+  default <T> Future<TakenBatch<T>> persistTaken(Supplier<List<T>> take, Function<T, NostrEvent> event) {
+    List<T> batch = take.get();
+    if (batch.isEmpty()) {
+      return Future.succeededFuture(new TakenBatch<>(batch, PersistOutcome.of(List.of()), null));
+    }
+    return persist(batch.stream().map(event).toList(), System.currentTimeMillis() / 1000)
+        .transform(ar -> Future.succeededFuture(new TakenBatch<>(batch, ar.result(), ar.cause())));
+  }
+
+  /**
+   * Whether {@link #persistTaken} may be asked for again before the previous one completed: true where
+   * the tenant's writes run one after the other on a lane (SQLite), so at most one commit runs and
+   * one waits; false where the engine must wait for each commit before the next (MySQL).
+   */
+  default boolean queuesCommits() {
+    return false;
+  }
 
   /**
    * REQ history: per filter newest first up to its limit ({@code maxLimit} caps it, {@code defaultLimit}
