@@ -67,6 +67,30 @@ public final class EventParser {
     }
   }
 
+  /**
+   * The {@code tags} of a stored event's JSON (empty when it has none), skipping every other member
+   * without building it: a write that removes an event reads only these to drop its tag-index entries.
+   */
+  public static List<List<String>> tags(byte[] json) throws InvalidMessageException {
+    try (JsonParser p = JsonInput.utf8Parser(json, "event")) {
+      if (p.nextToken() != JsonToken.START_OBJECT) {
+        throw new InvalidMessageException("invalid: event must be a JSON object");
+      }
+      JsonStreamContext object = p.getParsingContext();
+      while (p.nextToken() == JsonToken.FIELD_NAME) {
+        String name = p.currentName();
+        JsonToken value = p.nextToken();
+        if ("tags".equals(name)) {
+          return tags(p, value, object, null);
+        }
+        p.skipChildren();
+      }
+      return List.of();
+    } catch (IOException e) {
+      throw JsonInput.notJson("event");
+    }
+  }
+
   private static NostrEvent parseDocument(JsonParser parser) throws InvalidMessageException {
     try (JsonParser p = parser) {
       NostrEvent event;

@@ -143,7 +143,7 @@ final class SqliteEventWriter {
     deleteEvent.executeUpdate();
     List<List<String>> tags;
     try {
-      tags = EventParser.parse(row.json()).tags();
+      tags = EventParser.tags(row.json());
     } catch (InvalidMessageException e) {
       throw new SQLException("stored event " + row.id() + " does not parse: " + e.getMessage(), e);
     }

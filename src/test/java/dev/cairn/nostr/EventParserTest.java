@@ -169,4 +169,21 @@ class EventParserTest {
     assertThrows(InvalidMessageException.class, () -> EventParser.content("[1]".getBytes(java.nio.charset.StandardCharsets.UTF_8)));
     assertThrows(InvalidMessageException.class, () -> EventParser.content("{\"content\":".getBytes(java.nio.charset.StandardCharsets.UTF_8)));
   }
+
+  @Test
+  void tagsReadsOnlyTheTagsMemberAsParseDoes() throws Exception {
+    java.nio.charset.Charset utf8 = java.nio.charset.StandardCharsets.UTF_8;
+    byte[] stored = ("{\"content\":\"{\\\"tags\\\":[[\\\"x\\\"]]}\",\"tags\":[[\"p\",\"" + ID + "\",\"wss://r\"],"
+        + "[\"t\",\"caf\\u00e9\"],[\"e\"]],\"kind\":3}").getBytes(utf8);
+    assertEquals(List.of(List.of("p", ID, "wss://r"), List.of("t", "caf\u00e9"), List.of("e")), EventParser.tags(stored));
+    for (String doc : List.of(json(), json("tags", "[]"), json("tags", "[[\"e\",\"" + ID + "\",\"\",\"root\"],[\"d\",\"\"]]"),
+        json("tags", "[[\"emoji\",\"\\ud83d\\ude00\",\"x\\ty\"],[\"k\",\"1\"]]"))) {
+      byte[] json = doc.getBytes(utf8);
+      assertEquals(EventParser.parse(json).tags(), EventParser.tags(json));
+    }
+    assertEquals(List.of(), EventParser.tags("{\"kind\":0}".getBytes(utf8)));
+    assertThrows(InvalidMessageException.class, () -> EventParser.tags("[1]".getBytes(utf8)));
+    assertThrows(InvalidMessageException.class, () -> EventParser.tags("{\"tags\":[[1]]}".getBytes(utf8)));
+    assertThrows(InvalidMessageException.class, () -> EventParser.tags("{\"tags\":[[\"e\"".getBytes(utf8)));
+  }
 }

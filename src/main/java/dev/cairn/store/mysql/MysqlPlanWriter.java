@@ -96,7 +96,7 @@ final class MysqlPlanWriter {
 
   /** Deletes a row and its tag entries, keeping its JSON in removed_events (the outbox and feed name events by seq). */
   private void remove(OrderedBatches out, StoredRow row, long nowMs) throws InvalidMessageException {
-    List<List<String>> tags = EventParser.parse(row.json()).tags();
+    List<List<String>> tags = EventParser.tags(row.json());
     out.add(DELETE_EVENT, Tuple.of(tenantId, row.seq()));
     for (long k : TagKey.keys(tags)) {
       out.add(DELETE_TAG, Tuple.of(tenantId, k, row.createdAt(), row.seq()));
