@@ -56,7 +56,7 @@ final class SqliteTenant implements TenantStore {
       try {
         return new TakenBatch<>(batch, store.persist(batch.stream().map(event).toList(),
             System.currentTimeMillis() / 1000), null);
-      } catch (RuntimeException e) {
+      } catch (Throwable e) { // the batch is taken: its events are answered (refused) whatever went wrong
         return new TakenBatch<>(batch, null, e);
       }
     });

@@ -11,6 +11,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /** The group commit's queue: one commit waits at most, and a commit takes its batch when it starts. */
 class CommitQueueTest {
@@ -42,6 +43,7 @@ class CommitQueueTest {
 
   /** Items added from one thread while another takes: each is taken exactly once, in order. */
   @Test
+  @Timeout(60) // a commit that never disarms the queue would leave the last items waiting forever
   void everyItemIsTakenOnceAcrossThreads() throws Exception {
     CommitQueue<Integer> q = new CommitQueue<>();
     int n = 200_000;
