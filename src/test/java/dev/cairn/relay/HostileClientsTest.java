@@ -83,12 +83,14 @@ class HostileClientsTest {
       Thread.sleep(300);
       CompletableFuture<byte[]> tail = CompletableFuture.supplyAsync(() -> {
         try {
-          return slow.readSlowlyToEof(5, 30_000); // < 1 MB/s, slower than the ~4 MB published at once
+          return slow.readSlowlyToEof(5, 30_000); // < 1 MB/s, slower than the ~8 MB published at once
         } catch (Exception e) {
           throw new IllegalStateException(e);
         }
       });
-      publishBig(pub, 300);
+      // ~8 MB: more than the client reads while a loaded machine publishes, plus both kernels' buffers
+      // (with ~4 MB, CI once saw them absorb it all and the relay's queue never pass 1 MB)
+      publishBig(pub, 600);
       awaitCounter(relay, "ws", 10_000);
       byte[] end = tail.get(40, TimeUnit.SECONDS);
       assertTrue(end != null, "the connection was closed (FIN) after the frames the client still had to read");
