@@ -591,9 +591,24 @@ public final class SqliteTenantStore implements AutoCloseable {
       ensureOpen();
       return deadlines.get(c).within(budgetMillis, c, work);
     } catch (SQLException e) {
+      forgetFailedWork(c);
       throw new StoreException("query failed on " + file, e);
     } finally {
       readers.add(c);
+    }
+  }
+
+  /**
+   * After a failed read: a kept statement whose step failed is left unusable by the driver ("statement
+   * is not executing" on every later use), so the reader's statements are compiled afresh, and a
+   * transaction the work opened is ended.
+   */
+  private static void forgetFailedWork(Sql c) {
+    c.clear();
+    try (Statement st = c.connection().createStatement()) {
+      st.execute("ROLLBACK");
+    } catch (SQLException ignored) {
+      // no transaction open
     }
   }
 

@@ -67,15 +67,15 @@ class FilterSqlDialectTest {
     assertEquals(w.params().size(), all.chars().filter(c -> c == '?').count(), all);
     assertTrue(all.contains("MATCH (sd.body) AGAINST (? IN BOOLEAN MODE)"), all);
     assertTrue(all.contains("sd.tenant_id = ?"), all);
-    // Words only (operators and quotes dropped, key:value ignored), each required, under the prefix.
-    assertEquals("+zzthe +zzab +zzx +zzq", w.params().get(w.params().size() - 1));
+    // Words only (cut at operators and quotes, key:value ignored), each required, under the prefix.
+    assertEquals("+zzthe +zza +zzb +zzx +zzq", w.params().get(w.params().size() - 1));
     assertEquals(TENANT, w.params().get(w.params().size() - 2));
     // No word: matches nothing, as on SQLite.
     Filter none = new Filter(null, null, null, null, null, null, null, "-- k:v !");
     assertEquals(null, FilterSql.where(none, 1, 1, SqlDialect.MYSQL, TENANT));
     assertEquals(null, FilterSql.where(none, 1, 1));
-    // SQLite keeps its FTS5 expression.
-    assertEquals("\"the\" \"ab\" \"x\" \"q\"", FilterSql.where(search, 1, 1).params().get(
+    // SQLite keeps its FTS5 expression (the tokenizer folds case).
+    assertEquals("\"The\" \"a\" \"b\" \"x\" \"q\"", FilterSql.where(search, 1, 1).params().get(
         FilterSql.where(search, 1, 1).params().size() - 1));
   }
 }

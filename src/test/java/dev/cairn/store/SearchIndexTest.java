@@ -88,4 +88,86 @@ class SearchIndexTest {
     assertEquals(1, count("gneiss"));
     assertEquals(1, count("obsidian glass"));
   }
+
+  @Test
+  void aSearchAsksForTheWordsTheContentWasCutInto() throws Exception {
+    store = SqliteTenantStore.open(dir.resolve("t.db"), 1);
+    store.persistBatch(List.of(note(1, ALICE, 1, "a ripe Banana-split, #0!"), note(2, BOB, 1, "banana bread"),
+        note(3, ALICE, 1, "Cafe\u0301 au lait")), NOW);
+    indexAll();
+    assertEquals(1, count("banana-split")); // banana AND split, as the content was indexed
+    assertEquals(1, count("split banana"));
+    assertEquals(2, count("BANANA"));
+    assertEquals(1, count("caf\u00e9")); // a combining accent and a precomposed one both fold to "cafe"
+    assertEquals(1, count("cafe lang:en")); // key:value extensions are not words
+    assertEquals(0, count("banana-cake"));
+    assertEquals(0, count("#!"));
+  }
+
+  @Test
+  void wordsOfEveryScriptAreFound() throws Exception {
+    store = SqliteTenantStore.open(dir.resolve("t.db"), 1);
+    store.persistBatch(List.of(note(1, ALICE, 1, "\u0915\u0941\u091b \u0928\u0939\u0940\u0902"), // Hindi
+        note(2, ALICE, 1, "\u0e01\u0e34\u0e19 \u0e02\u0e49\u0e32\u0e27"), // Thai
+        note(3, BOB, 1, "\u0645\u064e\u0631\u062d\u064e\u0628\u064b\u0627"), // Arabic with harakat
+        note(4, BOB, 1, "ab\uab70cd \u65e5\u672c\u8a9e\u306e\u30c6\u30ad\u30b9\u30c8")), NOW);
+    indexAll();
+    assertEquals(1, count("\u0915\u0941\u091b")); // cut at its vowel sign on both sides
+    assertEquals(0, count("\u0915\u0941\u091c"));
+    assertEquals(1, count("\u0e02\u0e49\u0e32\u0e27"));
+    assertEquals(1, count("\u0645\u064e\u0631\u062d\u064e\u0628\u064b\u0627"));
+    assertEquals(1, count("AB\uab70CD"));
+    assertEquals(1, count("\u65e5\u672c\u8a9e\u306e\u30c6\u30ad\u30b9\u30c8"));
+  }
+
+  @Test
+  void aReadThatFailedLeavesItsReaderUsable() throws Exception {
+    store = SqliteTenantStore.open(dir.resolve("t.db"), 1); // one reader: every query takes the same one
+    store.persistBatch(List.of(note(1, ALICE, 1, "granite caf\u00e9")), NOW);
+    indexAll();
+    // an index whose tokenizer cuts words where SearchWords does not (at '-', with "tokenchars"): a
+    // search word becomes a phrase, which an index without positions refuses
+    try (java.sql.Connection c = java.sql.DriverManager.getConnection(
+            "jdbc:sqlite:" + SqliteTenantStore.searchFileOf(store.file()));
+        java.sql.Statement st = c.createStatement()) {
+      st.execute("DROP TABLE search_fts");
+      st.execute("CREATE VIRTUAL TABLE search_fts USING fts5(content, detail = none,"
+          + " tokenize = \"unicode61 separators '\u00e9'\")");
+      st.execute("INSERT INTO search_fts(rowid, content) VALUES (1, 'granite caf\u00e9')");
+    }
+    StoreException failed = org.junit.jupiter.api.Assertions.assertThrows(StoreException.class,
+        () -> count("x\u00e9y"));
+    org.junit.jupiter.api.Assertions.assertTrue(String.valueOf(failed.getCause()).contains("phrase"), failed::toString);
+    assertEquals(1, count("granite")); // the same statement again, on the same reader
+  }
+
+  @Test
+  void anIndexWithPositionsIsBuiltAgainWithout() throws Exception {
+    Path db = dir.resolve("t.db");
+    store = SqliteTenantStore.open(db, 1);
+    store.persistBatch(List.of(note(1, ALICE, 1, "granite cairn"), note(2, BOB, 1, "granite ridge")), NOW);
+    indexAll();
+    store.close();
+    // the search DB as migration 0001 left it: positions kept, one stale entry, 0002 not applied
+    try (java.sql.Connection c = java.sql.DriverManager.getConnection(
+            "jdbc:sqlite:" + SqliteTenantStore.searchFileOf(db));
+        java.sql.Statement st = c.createStatement()) {
+      st.execute("DROP TABLE search_fts");
+      st.execute("CREATE VIRTUAL TABLE search_fts USING fts5(content, content = '', contentless_delete = 1,"
+          + " tokenize = 'unicode61 remove_diacritics 2')");
+      st.execute("INSERT INTO search_fts(rowid, content) VALUES (99, 'granite stale')");
+      st.execute("DELETE FROM _migrations WHERE version = 2");
+    }
+    store = SqliteTenantStore.open(db, 1);
+    indexAll();
+    assertEquals(2, count("granite"));
+    assertEquals(2, entries("granite")); // the stale entry went with the old table
+    assertEquals(1, count("ridge"));
+    try (java.sql.Connection c = java.sql.DriverManager.getConnection(
+            "jdbc:sqlite:" + SqliteTenantStore.searchFileOf(db));
+        java.sql.ResultSet rs = c.createStatement().executeQuery(
+            "SELECT sql FROM sqlite_master WHERE name = 'search_fts'")) {
+      org.junit.jupiter.api.Assertions.assertTrue(rs.getString(1).contains("detail = none"), rs.getString(1));
+    }
+  }
 }

@@ -1,15 +1,14 @@
 package dev.cairn.store.mysql;
 
+import dev.cairn.nostr.SearchWords;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.regex.Pattern;
 
 /**
  * NIP-50 text on MySQL/MariaDB: what the writer puts in {@code search_docs.body} (db/mysql/0002_search.sql)
  * and the {@code MATCH ... AGAINST (... IN BOOLEAN MODE)} string a search filter asks with. Both sides
- * make the same tokens as SQLite's FTS5 unicode61 tokenizer and {@code SearchIndex.matchExpression}:
- * runs of letters and digits, lower-cased; every query word must match.
+ * make the words of {@link SearchWords}, as SQLite's search index does; every query word must match.
  *
  * <p>Every token is written and asked for with {@link #PREFIX}: InnoDB ignores tokens shorter than
  * {@code innodb_ft_min_token_size} (default 3) and words of its stopword list ("the", "about", ...),
@@ -24,7 +23,6 @@ public final class MysqlSearchText {
    * so a query with one matches nothing (InnoDB would silently drop the word and match more).
    */
   static final int MAX_WORD = 84 - PREFIX.length();
-  private static final Pattern SEPARATORS = Pattern.compile("[^\\p{L}\\p{N}]+");
 
   private MysqlSearchText() {}
 
@@ -34,10 +32,8 @@ public final class MysqlSearchText {
       return null;
     }
     StringBuilder out = new StringBuilder(content.length() + 16);
-    for (String token : SEPARATORS.split(content.toLowerCase(Locale.ROOT))) {
-      if (!token.isEmpty()) {
-        out.append(out.length() == 0 ? "" : " ").append(PREFIX).append(token);
-      }
+    for (String word : SearchWords.ofText(content)) {
+      out.append(out.length() == 0 ? "" : " ").append(PREFIX).append(word.toLowerCase(Locale.ROOT));
     }
     return out.length() == 0 ? null : out.toString();
   }
@@ -45,24 +41,16 @@ public final class MysqlSearchText {
   /**
    * The boolean-mode AGAINST string for a NIP-50 search: {@code +zzword} per word (only letters and
    * digits remain, so no operator of the user's reaches MySQL); {@code key:value} extensions are
-   * ignored, a word is the letters and digits of a whitespace-separated token, as
-   * {@code SearchIndex.matchExpression} reads it on SQLite. Null when there is no word, or a word is
+   * ignored ({@link SearchWords#ofSearch}). Null when there is no word, or a word is
    * longer than InnoDB indexes (the filter then matches nothing).
    */
   public static String against(String search) {
     List<String> terms = new ArrayList<>();
-    for (String token : search.split("\\s+")) {
-      if (token.isEmpty() || token.contains(":")) {
-        continue;
-      }
-      String word = SEPARATORS.matcher(token).replaceAll("").toLowerCase(Locale.ROOT);
-      if (word.isEmpty()) {
-        continue;
-      }
+    for (String word : SearchWords.ofSearch(search)) {
       if (word.codePointCount(0, word.length()) > MAX_WORD) {
         return null;
       }
-      terms.add("+" + PREFIX + word);
+      terms.add("+" + PREFIX + word.toLowerCase(Locale.ROOT));
     }
     return terms.isEmpty() ? null : String.join(" ", terms);
   }

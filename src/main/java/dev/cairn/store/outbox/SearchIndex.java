@@ -2,13 +2,13 @@ package dev.cairn.store.outbox;
 
 import dev.cairn.nostr.EventParser;
 import dev.cairn.nostr.InvalidMessageException;
+import dev.cairn.nostr.SearchWords;
 import dev.cairn.store.Sql;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 
 /**
  * The {@code search} handler of the outbox (seed 000): the NIP-50 full-text index of a tenant, in its
@@ -205,22 +205,21 @@ public final class SearchIndex {
   }
 
   /**
-   * The FTS5 MATCH expression for a NIP-50 search string: every word quoted (all must match), so user
-   * input never reaches the FTS query syntax; {@code key:value} extensions are ignored. Null when the
+   * The FTS5 MATCH expression for a NIP-50 search string: every word ({@link SearchWords}) quoted, all
+   * must match, so user input never reaches the FTS query syntax. A word is cut where the tokenizer
+   * cuts, so a quoted word is one token: the index keeps no positions and would refuse a phrase of
+   * several. Null when the
    * string has no word (the filter then matches nothing).
    */
   public static String matchExpression(String search) {
-    List<String> terms = new ArrayList<>();
-    for (String token : search.split("\\s+")) {
-      if (token.isEmpty() || token.contains(":")) {
-        continue;
-      }
-      StringBuilder word = new StringBuilder();
-      token.codePoints().filter(Character::isLetterOrDigit).forEach(word::appendCodePoint);
-      if (word.length() > 0) {
-        terms.add('"' + word.toString().toLowerCase(Locale.ROOT) + '"');
-      }
+    List<String> words = SearchWords.ofSearch(search);
+    if (words.isEmpty()) {
+      return null;
     }
-    return terms.isEmpty() ? null : String.join(" ", terms);
+    StringBuilder out = new StringBuilder();
+    for (String w : words) {
+      out.append(out.length() == 0 ? "\"" : " \"").append(w).append('"');
+    }
+    return out.toString();
   }
 }
