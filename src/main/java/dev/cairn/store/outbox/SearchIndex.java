@@ -206,20 +206,13 @@ public final class SearchIndex {
 
   /**
    * The FTS5 MATCH expression for a NIP-50 search string: every word ({@link SearchWords}) quoted, all
-   * must match, so user input never reaches the FTS query syntax. A word is cut where the tokenizer
-   * cuts, so a quoted word is one token: the index keeps no positions and would refuse a phrase of
-   * several. Null when the
-   * string has no word (the filter then matches nothing).
+   * must match, so user input never reaches the FTS query syntax. Words are cut where the tokenizer cuts,
+   * so a quoted word is one token: the index keeps no positions and would refuse a phrase of several.
+   * Null when the string has no word (the filter then matches nothing).
    */
   public static String matchExpression(String search) {
     List<String> words = SearchWords.ofSearch(search);
-    if (words.isEmpty()) {
-      return null;
-    }
-    StringBuilder out = new StringBuilder();
-    for (String w : words) {
-      out.append(out.length() == 0 ? "\"" : " \"").append(w).append('"');
-    }
-    return out.toString();
+    return words.isEmpty() ? null
+        : words.stream().map(w -> '"' + w + '"').collect(java.util.stream.Collectors.joining(" "));
   }
 }
