@@ -8,7 +8,10 @@ import dev.cairn.store.feed.FeedChange;
 import dev.cairn.store.feed.FeedTable;
 import dev.cairn.store.outbox.OutboxRow;
 import dev.cairn.store.outbox.OutboxWriter;
+import java.io.IOException;
+import java.nio.channels.FileChannel;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -455,12 +458,33 @@ public final class SqliteTenantStore implements AutoCloseable {
         log = rs.next() ? rs.getInt(2) : 0;
         left = Math.max(0, log - rs.getInt(3));
       }
-      walRestartDue = log > walRestartFrames;
+      if (log > walRestartFrames) {
+        syncWalForRestart();
+        walRestartDue = true;
+      } else {
+        walRestartDue = false;
+      }
       return left;
     } catch (SQLException e) {
       throw new StoreException("checkpoint failed on " + file, e);
     } finally {
       checkpointLock.unlock();
+    }
+  }
+
+  /**
+   * Flushes the WAL to disk on the checkpointer's thread, just before the writer is asked to finish the
+   * checkpoint: SQLite's checkpoint first syncs the WAL, which holds every commit since its last sync (up
+   * to a checkpointer's period of them, several MB), and the writer's lane would wait for that write.
+   * Flushed here, the writer's sync finds only what came since. Only the WAL file: SQLite holds POSIX
+   * locks on the DB file, and closing any other descriptor of it in this process would drop them (the WAL
+   * file carries no locks). A failed flush only leaves the work to SQLite's own sync.
+   */
+  private void syncWalForRestart() {
+    try (FileChannel ch = FileChannel.open(Path.of(file + "-wal"), StandardOpenOption.READ)) {
+      ch.force(false);
+    } catch (IOException | RuntimeException e) {
+      // SQLite syncs the WAL itself when the writer finishes the checkpoint
     }
   }
 
