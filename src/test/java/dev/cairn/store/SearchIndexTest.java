@@ -5,6 +5,8 @@ import static dev.cairn.store.Ev.BOB;
 import static dev.cairn.store.Ev.SIG;
 import static dev.cairn.store.Ev.id;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.cairn.nostr.FilterParser;
 import dev.cairn.nostr.NostrEvent;
@@ -47,6 +49,18 @@ class SearchIndexTest {
         java.sql.ResultSet rs = c.createStatement().executeQuery(
             "SELECT count(*) FROM search_fts WHERE search_fts MATCH '\"" + word + "\"'")) {
       return rs.getLong(1);
+    }
+  }
+
+  /** Replaces the search DB's index table with {@code create}, then runs {@code then} (a side connection). */
+  private static void replaceIndex(Path db, String create, String... then) throws Exception {
+    try (java.sql.Connection c = java.sql.DriverManager.getConnection("jdbc:sqlite:" + SqliteTenantStore.searchFileOf(db));
+        java.sql.Statement st = c.createStatement()) {
+      st.execute("DROP TABLE search_fts");
+      st.execute(create);
+      for (String sql : then) {
+        st.execute(sql);
+      }
     }
   }
 
@@ -125,19 +139,14 @@ class SearchIndexTest {
     store = SqliteTenantStore.open(dir.resolve("t.db"), 1); // one reader: every query takes the same one
     store.persistBatch(List.of(note(1, ALICE, 1, "granite caf\u00e9")), NOW);
     indexAll();
-    // an index whose tokenizer cuts words where SearchWords does not (at '-', with "tokenchars"): a
-    // search word becomes a phrase, which an index without positions refuses
-    try (java.sql.Connection c = java.sql.DriverManager.getConnection(
-            "jdbc:sqlite:" + SqliteTenantStore.searchFileOf(store.file()));
-        java.sql.Statement st = c.createStatement()) {
-      st.execute("DROP TABLE search_fts");
-      st.execute("CREATE VIRTUAL TABLE search_fts USING fts5(content, detail = none,"
-          + " tokenize = \"unicode61 separators '\u00e9'\")");
-      st.execute("INSERT INTO search_fts(rowid, content) VALUES (1, 'granite caf\u00e9')");
-    }
-    StoreException failed = org.junit.jupiter.api.Assertions.assertThrows(StoreException.class,
+    // an index whose tokenizer cuts words where SearchWords does not (at 'é', a separator here): a search
+    // word becomes a phrase, which an index without positions refuses
+    replaceIndex(store.file(), "CREATE VIRTUAL TABLE search_fts USING fts5(content, detail = none,"
+        + " tokenize = \"unicode61 separators '\u00e9'\")",
+        "INSERT INTO search_fts(rowid, content) VALUES (1, 'granite caf\u00e9')");
+    StoreException failed = assertThrows(StoreException.class,
         () -> count("x\u00e9y"));
-    org.junit.jupiter.api.Assertions.assertTrue(String.valueOf(failed.getCause()).contains("phrase"), failed::toString);
+    assertTrue(String.valueOf(failed.getCause()).contains("phrase"), failed::toString);
     assertEquals(1, count("granite")); // the same statement again, on the same reader
   }
 
@@ -149,15 +158,10 @@ class SearchIndexTest {
     indexAll();
     store.close();
     // the search DB as migration 0001 left it: positions kept, one stale entry, 0002 not applied
-    try (java.sql.Connection c = java.sql.DriverManager.getConnection(
-            "jdbc:sqlite:" + SqliteTenantStore.searchFileOf(db));
-        java.sql.Statement st = c.createStatement()) {
-      st.execute("DROP TABLE search_fts");
-      st.execute("CREATE VIRTUAL TABLE search_fts USING fts5(content, content = '', contentless_delete = 1,"
-          + " tokenize = 'unicode61 remove_diacritics 2')");
-      st.execute("INSERT INTO search_fts(rowid, content) VALUES (99, 'granite stale')");
-      st.execute("DELETE FROM _migrations WHERE version = 2");
-    }
+    replaceIndex(db, "CREATE VIRTUAL TABLE search_fts USING fts5(content, content = '', contentless_delete = 1,"
+        + " tokenize = 'unicode61 remove_diacritics 2')",
+        "INSERT INTO search_fts(rowid, content) VALUES (99, 'granite stale')",
+        "DELETE FROM _migrations WHERE version = 2");
     store = SqliteTenantStore.open(db, 1);
     indexAll();
     assertEquals(2, count("granite"));
@@ -167,7 +171,7 @@ class SearchIndexTest {
             "jdbc:sqlite:" + SqliteTenantStore.searchFileOf(db));
         java.sql.ResultSet rs = c.createStatement().executeQuery(
             "SELECT sql FROM sqlite_master WHERE name = 'search_fts'")) {
-      org.junit.jupiter.api.Assertions.assertTrue(rs.getString(1).contains("detail = none"), rs.getString(1));
+      assertTrue(rs.getString(1).contains("detail = none"), rs.getString(1));
     }
   }
 }
