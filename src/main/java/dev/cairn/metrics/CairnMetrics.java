@@ -12,6 +12,7 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class CairnMetrics implements ChannelMetrics {
   private final MeterRegistry registry;
   private final Timer sigVerify;
+  private final Timer reqHistory;
   private final Meters meters;
 
   public CairnMetrics(MeterRegistry registry) {
@@ -21,6 +22,11 @@ public final class CairnMetrics implements ChannelMetrics {
         .description("Time to hash and BIP-340 verify one event in a sig-worker")
         .publishPercentiles(0.5, 0.99)
         .register(registry);
+    this.reqHistory = Timer.builder("cairn_req_history_seconds")
+        .description("From a REQ's registration to its stored events answered: admission, the history query"
+            + " and its results back at the network manager (not the write to the socket)")
+        .publishPercentiles(0.5, 0.9, 0.99)
+        .register(registry);
   }
 
   public MeterRegistry registry() {
@@ -29,6 +35,11 @@ public final class CairnMetrics implements ChannelMetrics {
 
   public Timer sigVerify() {
     return sigVerify;
+  }
+
+  /** One REQ's history answered, {@code nanos} after it was registered. */
+  public void reqHistoryAnswered(long nanos) {
+    reqHistory.record(nanos, java.util.concurrent.TimeUnit.NANOSECONDS);
   }
 
   /** {@code result}: accepted, duplicate, invalid, blocked, rate-limited, restricted, auth-required, pow, error, muted. */

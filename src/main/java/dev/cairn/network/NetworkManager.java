@@ -325,6 +325,7 @@ public final class NetworkManager extends Supervised {
       return;
     }
     sub.historyDone = true;
+    metrics.reqHistoryAnswered(System.nanoTime() - sub.registeredNanos);
     List<byte[]> held = sub.heldLive == null ? List.of() : sub.heldLive;
     sub.heldLive = null;
     out.channel().sendOwed(new ConnWorkerInbox.History(a.connId(), a.subId(), a.events(), held));

@@ -20,6 +20,8 @@ final class Subscription {
   final long serial;
   final List<Filter> filters;
   final long seqFloor;
+  /** {@link System#nanoTime} at registration (the REQ's history latency is measured from it). */
+  final long registeredNanos = System.nanoTime();
   boolean historyDone;
   List<byte[]> heldLive;
   /** The registry's: the connection's subscriptions, and the last match this one took part in. */

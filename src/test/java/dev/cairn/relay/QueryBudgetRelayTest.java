@@ -98,6 +98,9 @@ class QueryBudgetRelayTest {
 
       assertTrue(r.metrics().contains("cairn_query_budget_exceeded_total{tenant=\"default\"} 2.0"),
           "both refusals counted: " + r.metrics().lines().filter(l -> l.contains("budget")).toList());
+      // The REQ latency counts the answered REQ only (not the CLOSED one, not the COUNTs).
+      assertTrue(r.metrics().lines().anyMatch(l -> l.equals("cairn_req_history_seconds_count 1")),
+          r.metrics().lines().filter(l -> l.startsWith("cairn_req_history")).toList().toString());
     }
   }
 
