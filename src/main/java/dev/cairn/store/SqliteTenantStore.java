@@ -51,6 +51,13 @@ public final class SqliteTenantStore implements AutoCloseable {
    * {@code journal_size_limit} the WAL file is cut back to when it starts over.
    */
   static final int WAL_RESTART_FRAMES = 4096;
+  /**
+   * A checkpoint pass that copied at most this many frames was short enough: the writer, which finishes
+   * the checkpoint, then finds about as many to copy. More passes than {@link #HANDOVER_PASSES} only
+   * chase a writer that commits faster than they copy.
+   */
+  private static final int HANDOVER_FRAMES = 512;
+  private static final int HANDOVER_PASSES = 4;
   /** How long a query waits for a free reader connection. */
   static final int READER_WAIT_SECONDS = 60;
 
@@ -68,6 +75,12 @@ public final class SqliteTenantStore implements AutoCloseable {
   /** The query budget of each reader connection (fixed at open; a query uses its reader's). */
   private final java.util.Map<Sql, ReadDeadline> deadlines = new java.util.IdentityHashMap<>();
   private final Connection checkpointer;
+  /**
+   * A descriptor of the DB file kept open for the store's life, to flush what checkpoints copied into it
+   * ({@link #flushForRestart}); null if it could not be opened. Closed only after every connection:
+   * closing a descriptor of the file drops the POSIX locks SQLite holds on it in this process.
+   */
+  private final FileChannel dbFile;
   /** The search DB ({@code <tenant>.search.db}) with the tenant DB attached as {@code t}: the search indexer's. */
   private final Sql search;
   private final ReentrantLock searchLock = new ReentrantLock();
@@ -98,8 +111,9 @@ public final class SqliteTenantStore implements AutoCloseable {
       new ConcurrentLinkedQueue<>();
 
   private SqliteTenantStore(Path file, Connection writer, List<Connection> readerList, Connection checkpointer,
-      Connection search) throws SQLException {
+      Connection search, FileChannel dbFile) throws SQLException {
     this.file = file;
+    this.dbFile = dbFile;
     this.tenant = tenantOf(file);
     this.writer = writer;
     this.writerSql = new Sql(writer);
@@ -193,6 +207,7 @@ public final class SqliteTenantStore implements AutoCloseable {
   public static SqliteTenantStore open(Path dbFile, int readerConnections) throws StoreException {
     Path abs = SqliteFiles.withDirectory(dbFile);
     List<Connection> opened = new ArrayList<>();
+    FileChannel flush = null;
     try {
       Connection w = SqliteFiles.open(abs, SqliteFiles.Role.WRITER);
       opened.add(w);
@@ -211,11 +226,13 @@ public final class SqliteTenantStore implements AutoCloseable {
         attach(r, searchFile, "s");
         rs.add(r);
       }
-      return new SqliteTenantStore(abs, w, rs, cp, sc);
+      flush = openForFlush(abs);
+      return new SqliteTenantStore(abs, w, rs, cp, sc, flush);
     } catch (SQLException | RuntimeException e) {
       for (Connection c : opened) {
         SqliteFiles.closeQuietly(c);
       }
+      closeQuietly(flush);
       if (e instanceof StoreException se) {
         throw se;
       }
@@ -452,19 +469,25 @@ public final class SqliteTenantStore implements AutoCloseable {
       return 0;
     }
     try (Statement st = checkpointer.createStatement()) {
-      int log;
-      int left;
-      try (ResultSet rs = st.executeQuery("PRAGMA wal_checkpoint(PASSIVE)")) {
-        log = rs.next() ? rs.getInt(2) : 0;
-        left = Math.max(0, log - rs.getInt(3));
-      }
-      if (log > walRestartFrames) {
-        syncWalForRestart();
+      CheckpointPass pass = passiveCheckpoint(st);
+      if (pass.log() > walRestartFrames) {
+        // The writer will copy what was committed while this ran, then sync the DB file: run again while
+        // a pass still had much to copy, flush the DB file and the WAL, copy what came meanwhile and flush
+        // the DB file again, so that it finds little to copy and to sync.
+        int copied = pass.log();
+        for (int n = 1; n < HANDOVER_PASSES && copied > HANDOVER_FRAMES && !closed; n++) {
+          CheckpointPass again = passiveCheckpoint(st);
+          copied = again.log() - pass.log();
+          pass = again;
+        }
+        flushForRestart(true);
+        pass = passiveCheckpoint(st);
+        flushForRestart(false);
         walRestartDue = true;
       } else {
         walRestartDue = false;
       }
-      return left;
+      return pass.left();
     } catch (SQLException e) {
       throw new StoreException("checkpoint failed on " + file, e);
     } finally {
@@ -473,18 +496,48 @@ public final class SqliteTenantStore implements AutoCloseable {
   }
 
   /**
-   * Flushes the WAL to disk on the checkpointer's thread, just before the writer is asked to finish the
-   * checkpoint: SQLite's checkpoint first syncs the WAL, which holds every commit since its last sync (up
-   * to a checkpointer's period of them, several MB), and the writer's lane would wait for that write.
-   * Flushed here, the writer's sync finds only what came since. Only the WAL file: SQLite holds POSIX
-   * locks on the DB file, and closing any other descriptor of it in this process would drop them (the WAL
-   * file carries no locks). A failed flush only leaves the work to SQLite's own sync.
+   * One PASSIVE checkpoint on the checkpointer's connection: copies the frames committed when it began
+   * (those committed during it are not in its counts).
    */
-  private void syncWalForRestart() {
-    try (FileChannel ch = FileChannel.open(Path.of(file + "-wal"), StandardOpenOption.READ)) {
-      ch.force(false);
+  private static CheckpointPass passiveCheckpoint(Statement st) throws SQLException {
+    try (ResultSet rs = st.executeQuery("PRAGMA wal_checkpoint(PASSIVE)")) {
+      int log = rs.next() ? rs.getInt(2) : 0;
+      return new CheckpointPass(log, Math.max(0, log - rs.getInt(3)));
+    }
+  }
+
+  /** The WAL's frames when a checkpoint pass began, and those it left uncopied (readers on older snapshots). */
+  private record CheckpointPass(int log, int left) {}
+
+  /**
+   * Flushes to disk, on the checkpointer's thread, what the writer's checkpoint would otherwise wait for:
+   * it syncs the WAL before copying (every commit since the WAL's last sync) and the DB file after (every
+   * page the checkpointer's passes copied since the DB's last sync: a pass syncs it only when no commit
+   * came while it copied, so under steady writes never, and that was tens of MB, 30-60 ms on the writer's
+   * lane). The DB file through the descriptor kept open for this ({@link #dbFile}); the WAL file, which
+   * carries no locks, through one opened for the flush. A failed flush only leaves the work to SQLite.
+   */
+  private void flushForRestart(boolean wal) {
+    try {
+      if (dbFile != null) {
+        dbFile.force(false);
+      }
+      if (wal) {
+        try (FileChannel ch = FileChannel.open(Path.of(file + "-wal"), StandardOpenOption.READ)) {
+          ch.force(false);
+        }
+      }
     } catch (IOException | RuntimeException e) {
-      // SQLite syncs the WAL itself when the writer finishes the checkpoint
+      // SQLite syncs both itself when the writer finishes the checkpoint
+    }
+  }
+
+  /** Opened after SQLite's connections (see {@link #dbFile}); null if it cannot be: the flushes are then left to SQLite. */
+  private static FileChannel openForFlush(Path file) {
+    try {
+      return FileChannel.open(file, StandardOpenOption.READ);
+    } catch (IOException | RuntimeException e) {
+      return null;
     }
   }
 
@@ -748,6 +801,17 @@ public final class SqliteTenantStore implements AutoCloseable {
     }
     for (Connection r : readerList) {
       SqliteFiles.closeQuietly(r);
+    }
+    closeQuietly(dbFile); // last: see dbFile
+  }
+
+  private static void closeQuietly(FileChannel ch) {
+    if (ch != null) {
+      try {
+        ch.close();
+      } catch (IOException ignored) {
+        // closing anyway
+      }
     }
   }
 }

@@ -63,5 +63,23 @@ class WalBoundTest extends StoreTestBase {
     // without the writer's part the WAL holds every commit (300 MB here); with it, a few MB
     assertTrue(maxWal < 32L << 20, "WAL reached " + maxWal + " bytes while " + written + " bytes of content were written");
     assertEquals(BATCHES * PER_BATCH, store.count(List.of(Ev.all()), Long.MAX_VALUE, NOW), "every event stored");
+    assertTrue(descriptorsOf(store.file()) > 0, "the store holds its DB file open");
+    store.close();
+    assertEquals(0, descriptorsOf(store.file()),
+        "closed, the store leaves no descriptor of its DB file open (the one it flushes through included)");
+  }
+
+  /** Descriptors of this process open on {@code file} (Linux). */
+  private static long descriptorsOf(Path file) throws Exception {
+    Path real = file.toRealPath();
+    try (var fds = Files.list(Path.of("/proc/self/fd"))) {
+      return fds.filter(fd -> {
+        try {
+          return Files.readSymbolicLink(fd).equals(real);
+        } catch (Exception e) {
+          return false; // closed meanwhile
+        }
+      }).count();
+    }
   }
 }
