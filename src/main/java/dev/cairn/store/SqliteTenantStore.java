@@ -513,7 +513,7 @@ public final class SqliteTenantStore implements AutoCloseable {
    * Flushes to disk, on the checkpointer's thread, what the writer's checkpoint would otherwise wait for:
    * it syncs the WAL before copying (every commit since the WAL's last sync) and the DB file after (every
    * page the checkpointer's passes copied since the DB's last sync: a pass syncs it only when no commit
-   * came while it copied, so under steady writes never, and that was tens of MB, 30-60 ms on the writer's
+   * came while it copied, so under steady writes never, and that was tens of MB, 30-113 ms on the writer's
    * lane). The DB file through the descriptor kept open for this ({@link #dbFile}); the WAL file, which
    * carries no locks, through one opened for the flush. A failed flush only leaves the work to SQLite.
    */
