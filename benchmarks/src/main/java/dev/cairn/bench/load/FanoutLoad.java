@@ -32,8 +32,12 @@ import java.util.concurrent.atomic.LongAdder;
  * FanoutLoad --file fanout.jsonl [--url ws://...] [--subscribers 200] [--publishers 4]
  *            [--levels overload:2000,latency:50 | --rate 200] [--duration 10] [--ok-timeout 60]
  *            [--drain-max 120] [--quiet 5] [--overload-levels overload] [--pid PID]
- *            [--relay-name NAME] [--result-file f.jsonl]
+ *            [--relay-name NAME] [--result-file f.jsonl] [--trace PREFIX]
  * </pre>
+ *
+ * {@code --trace PREFIX} writes {@code PREFIX-<level>.tsv}: one line per offered event with its send time
+ * (ms since the level began), its EVENT->OK latency and its slowest delivery (ms; -1 when none), to see
+ * where in a level the slow events fall (a fresh JVM's first seconds, a checkpoint, a collection).
  *
  * Counting rules. A subscriber the relay closes (connection closed, or CLOSED for its subscription after
  * EOSE) is reported apart, with the close code and reason or the CLOSED message; that is allowed on the
@@ -107,6 +111,18 @@ public final class FanoutLoad {
     }
   }
 
+  static void writeTrace(Path file, long start, AtomicLongArray sendNanos, AtomicLongArray okNanos,
+      AtomicIntegerArray okState, AtomicLongArray slowestDelivery) throws java.io.IOException {
+    StringBuilder sb = new StringBuilder("event\tsent_ms\tok_ms\tslowest_delivery_ms\n");
+    for (int i = 0; i < sendNanos.length(); i++) {
+      long slowest = slowestDelivery.get(i);
+      sb.append(i).append('\t').append(Result.round((sendNanos.get(i) - start) / 1e6)).append('\t')
+          .append(okState.get(i) == 0 ? -1 : Result.round(okNanos.get(i) / 1e6)).append('\t')
+          .append(slowest == 0 ? -1 : Result.round(slowest / 1e6)).append('\n');
+    }
+    java.nio.file.Files.writeString(file, sb);
+  }
+
   static List<EventLine> level(Args a, String url, List<EventLine> events, int s, Level lv, Result r)
       throws Exception {
     int p = a.integer("publishers", 4);
@@ -131,6 +147,7 @@ public final class FanoutLoad {
     }
 
     AtomicLongArray sendNanos = new AtomicLongArray(toSend);
+    AtomicLongArray slowestDelivery = new AtomicLongArray(toSend);
     AtomicIntegerArray okState = new AtomicIntegerArray(toSend); // 0 none, 1 accepted, 2 duplicate, 3 rejected
     AtomicLongArray okNanos = new AtomicLongArray(toSend);
     LongAdder answered = new LongAdder();
@@ -185,6 +202,7 @@ public final class FanoutLoad {
                   }
                 }
                 if (first) {
+                  slowestDelivery.accumulateAndGet(i, now - sendNanos.get(i), Math::max);
                   delivery.recordNanos(now - sendNanos.get(i));
                   deliveries.increment();
                   lastDelivery.accumulateAndGet(now, Math::max);
@@ -296,6 +314,10 @@ public final class FanoutLoad {
         Thread.sleep(50);
       }
       Thread.sleep(300); // catch extra copies
+      String trace = a.str("trace", null);
+      if (trace != null) {
+        writeTrace(Path.of(trace + "-" + lv.name() + ".tsv"), start, sendNanos, okNanos, okState, slowestDelivery);
+      }
       double drainS = (System.nanoTime() - publishEnd) / 1e9;
       rss.close();
 
