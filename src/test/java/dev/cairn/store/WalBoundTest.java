@@ -66,8 +66,9 @@ class WalBoundTest extends StoreTestBase {
     }
     assertTrue(checkpoints.get() > 10, "the checkpointer ran " + checkpoints.get() + " times");
     long written = (long) BATCHES * PER_BATCH * BODY.length();
-    // without the writer's part the WAL holds every commit (300 MB here); with it, a few MB
-    assertTrue(maxWal < 32L << 20, "WAL reached " + maxWal + " bytes while " + written + " bytes of content were written");
+    // without the writer's part the WAL holds every commit (300 MB here); with it, a few MB (up to
+    // ~45 MB seen in a few of ~200 runs, when threads were slow to run on a busy machine)
+    assertTrue(maxWal < 96L << 20, "WAL reached " + maxWal + " bytes while " + written + " bytes of content were written");
     assertEquals("ok", quickCheck(store.file()), "the file is sound, read by a connection of its own");
     assertEquals(BATCHES * PER_BATCH, store.count(List.of(Ev.all()), Long.MAX_VALUE, NOW), "every event stored");
     assertTrue(descriptorsOf(store.file()) > 0, "the store holds its DB file open");
