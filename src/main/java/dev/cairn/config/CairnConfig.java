@@ -29,6 +29,7 @@ public record CairnConfig(
     int storeWriters,
     int maxBatch,
     Duration shutdownFlushBudget,
+    Duration startupWarmup,
     int channelCapacity,
     int sigWorkers,
     int connWorkers,
@@ -118,6 +119,7 @@ public record CairnConfig(
         store.getInteger("writers", 0) > 0 ? store.getInteger("writers") : Math.max(2, cores),
         store.getInteger("max_batch"),
         Durations.parse("shutdown.flush_budget", j.getJsonObject("shutdown").getString("flush_budget")),
+        startupWarmup(j.getJsonObject("startup").getString("warmup")),
         tree.getInteger("channel_capacity"),
         tree.getInteger("sig_workers") > 0 ? tree.getInteger("sig_workers") : cores,
         tree.getInteger("conn_workers") > 0 ? tree.getInteger("conn_workers") : cores,
@@ -129,6 +131,15 @@ public record CairnConfig(
         PolicyConfig.from(j),
         source,
         new TenantDirectory(tenants));
+  }
+
+  /** {@code startup.warmup}: 0s (off) up to a minute. */
+  static Duration startupWarmup(String text) {
+    Duration d = Durations.parse("startup.warmup", text);
+    if (d.compareTo(Duration.ofMinutes(1)) > 0) {
+      throw new ConfigException("startup.warmup: at most 60s (or 0s: no warm-up), got " + text);
+    }
+    return d;
   }
 
   /** {@code pod.id}, or the host name and process id when it is empty. */

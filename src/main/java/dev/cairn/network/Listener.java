@@ -162,6 +162,11 @@ final class Listener extends Supervised {
             : "TLS on " + bind.host() + ":" + s.actualPort() + " with " + tls.description()));
   }
 
+  /** The port it listens on (the one the system chose for a bind to port 0); after it started. */
+  int port() {
+    return server.actualPort();
+  }
+
   @Override
   public Future<?> stop() {
     return server == null ? Future.succeededFuture() : server.close();

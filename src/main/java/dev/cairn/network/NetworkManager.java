@@ -2,6 +2,8 @@ package dev.cairn.network;
 
 import dev.cairn.admin.RelayAdmin;
 import dev.cairn.config.CairnConfig;
+import dev.cairn.config.PolicyConfig;
+import dev.cairn.config.TenantConfig;
 import dev.cairn.metrics.CairnMetrics;
 import dev.cairn.metrics.HealthProbes;
 import dev.cairn.network.live.LiveBus;
@@ -108,6 +110,14 @@ public final class NetworkManager extends Supervised {
     this.syncBudget = new SyncBudget(config.limits().negentropyMaxRecordsTotal());
   }
 
+  /** The start-up warm-up before the listeners open ({@link StartupWarmup}); zero: none. */
+  private java.time.Duration startupWarmup = java.time.Duration.ZERO;
+
+  public NetworkManager withStartupWarmup(java.time.Duration warmup) {
+    this.startupWarmup = warmup;
+    return this;
+  }
+
   /** The NIP-86 state the listeners serve the management API and NIP-11 from. */
   public NetworkManager withAdmin(RelayAdmin admin) {
     this.admin = admin;
@@ -137,7 +147,7 @@ public final class NetworkManager extends Supervised {
       workers.add(w);
       started.add(w.child.deploy(vertx));
     }
-    return Future.all(started).compose(x -> {
+    return Future.all(started).compose(x -> warmUp(live)).compose(x -> {
       List<Future<?>> listening = new ArrayList<>();
       for (int i = 0; i < config.binds().size(); i++) {
         int index = i;
@@ -149,6 +159,40 @@ public final class NetworkManager extends Supervised {
       }
       return Future.all(listening);
     });
+  }
+
+  /**
+   * The start-up warm-up (docs/decisions/0011-startup-warmup.md): a listener of its own on an ephemeral
+   * loopback port, after the conn-workers and before the configured listeners, so no client is connected
+   * while it runs; the listener is gone again when this completes. Never fails the start.
+   */
+  private Future<?> warmUp(LiveSettings live) {
+    if (startupWarmup.isZero()) {
+      return Future.succeededFuture();
+    }
+    PolicyConfig.TenantPolicy policy = config.policy().forTenant(TenantConfig.DEFAULT);
+    String skip = live.enabled() ? "live fan-out across pods is on (live.enabled): the other pods' clients would get its events"
+        : policy.plugin().enabled() || !policy.javaPolicies().isEmpty()
+            ? "the default tenant's write-policy plugin or Java policies would judge its events" : null;
+    if (skip != null) {
+      LOG.info("start-up warm-up skipped: " + skip);
+      return Future.succeededFuture();
+    }
+    int index = config.binds().size(); // after the configured listeners' indexes
+    Listener[] created = new Listener[1];
+    Child child = new Child("warm-up listener", Addresses.listener(index), () -> created[0] = new Listener(index,
+        incarnations.getAsLong(), new CairnConfig.Bind("127.0.0.1", 0), config, metrics, channels, probes, admin,
+        (c, cause) -> LOG.warning("start-up warm-up: its listener failed: " + cause)));
+    boolean tls = !config.tlsCert().isEmpty();
+    return child.deploy(vertx)
+        .compose(id -> StartupWarmup.run(vertx, created[0].port(), tls, startupWarmup)
+            .onSuccess(r -> LOG.info("start-up warm-up: " + r))
+            .eventually(() -> vertx.undeploy(id)))
+        .onComplete(x -> listeners.remove(index))
+        .recover(t -> {
+          LOG.warning("start-up warm-up skipped: " + t);
+          return Future.succeededFuture();
+        });
   }
 
   /**

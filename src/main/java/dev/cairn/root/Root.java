@@ -7,6 +7,7 @@ import dev.cairn.delivery.Delivery;
 import dev.cairn.delivery.outbox.OutboxSettings;
 import dev.cairn.metrics.CairnMetrics;
 import dev.cairn.metrics.HealthProbes;
+import dev.cairn.network.BindProbe;
 import dev.cairn.network.NetworkInbox;
 import dev.cairn.network.NetworkManager;
 import dev.cairn.nostr.Kinds;
@@ -90,6 +91,7 @@ public final class Root extends VerticleBase {
   private OrderedSender<DatabaseInbox> toDatabaseQueries;
   private BoundedChannel<NetworkInbox> toNetwork;
   private volatile boolean ready;
+  private boolean networkManagerCreated;
   private volatile DatabaseEngine currentEngine;
 
   /** An event between Submit and its outcome; every connection that sent it waits for one OK. */
@@ -161,12 +163,16 @@ public final class Root extends VerticleBase {
     // is committed, and any dispatch of it still on its way is covered by a REQ's history query.
     child("network-manager", Addresses.NETWORK_MANAGER, () -> new NetworkManager(config, metrics, probes, channels,
         currentEngine.highWater(), listenerIncarnations::incrementAndGet, crashReporter("network-manager"))
-        .withAdmin(admin).withStoreHighWater(t -> {
+        .withAdmin(admin).withStartupWarmup(firstNetworkManager())
+        .withStoreHighWater(t -> {
           DatabaseEngine e = currentEngine;
           return e == null ? -1 : e.highWaterOf(t);
         }));
     // The admins' bans must be in force before the first EVENT is judged: loaded (JDBC, on a worker) first.
     Future<?> started = vertx.executeBlocking(() -> {
+      if (!config.startupWarmup().isZero()) {
+        BindProbe.check(config.binds()); // the listeners bind after the warm-up: an address in use fails now
+      }
       admin.open();
       return null;
     });
@@ -174,6 +180,16 @@ public final class Root extends VerticleBase {
       started = started.compose(x -> c.deploy(vertx));
     }
     return started.onSuccess(x -> ready = true);
+  }
+
+  /**
+   * The start-up warm-up's length for a network-manager being created: the configured one the first
+   * time, none for a redeployed one (the JIT is warm by then, and its clients wait to reconnect).
+   */
+  private java.time.Duration firstNetworkManager() {
+    boolean first = !networkManagerCreated;
+    networkManagerCreated = true;
+    return first ? config.startupWarmup() : java.time.Duration.ZERO;
   }
 
   private void child(String name, String address, Supplier<? extends Supervised> factory) {
@@ -195,9 +211,12 @@ public final class Root extends VerticleBase {
   }
 
   private DatabaseEngine databaseEngine() {
+    // the store's start-up warm-up: the first engine only (a redeployed one finds the JIT warm), on the
+    // embedded SQLite store it exercises (MySQL's write path is another)
+    boolean warmup = currentEngine == null && !config.startupWarmup().isZero() && !config.store().mysql();
     return currentEngine = new DatabaseEngine(channels, config.storeDir(), List.copyOf(config.tenants().keySet()),
         config.storeReaders(), config.storeWriters(), config.maxBatch(), config.limits().defaultLimit(), config.limits().maxLimit(),
-        crashReporter("database-engine")).withStore(config.store()).withSignalPlane(signalMetrics == null ? null : signalSettings(), signalMetrics).withFeed(feedSettings, feedMetrics).withOutboxGauge(outboxPending)
+        crashReporter("database-engine")).withStore(config.store()).withStartupWarmup(warmup).withSignalPlane(signalMetrics == null ? null : signalSettings(), signalMetrics).withFeed(feedSettings, feedMetrics).withOutboxGauge(outboxPending)
         .withOutboxSettledOnWrite(outboxSettings.deliversOutsideTheDb() ? null
             : dev.cairn.delivery.outbox.OutboxMetrics.publishedInDb(metrics.registry()))
         .withOutboxClaimedOnWrite(outboxSettings.relaysToNats())

@@ -119,6 +119,7 @@ public final class DatabaseEngine extends Supervised {
   private java.util.function.IntConsumer outboxSettledOnWrite;
   /** Set: SQLite stores write their outbox rows claimed and each commit hands them to the relay. */
   private boolean outboxClaimedOnWrite;
+  private boolean startupWarmup;
 
   /** Seed 000: the {@code cairn_outbox_pending} meter this engine keeps current; call before deploying. */
   public DatabaseEngine withOutboxGauge(OutboxPendingGauge gauge) {
@@ -147,6 +148,21 @@ public final class DatabaseEngine extends Supervised {
   }
 
   /** {@code store.dialect}, {@code store.url}, {@code store.placement}, {@code store.pool_size}; call before deploying. */
+  /** Whether this engine runs the store's start-up warm-up ({@link StoreWarmup}) before it reports started. */
+  public DatabaseEngine withStartupWarmup(boolean warmup) {
+    this.startupWarmup = warmup;
+    return this;
+  }
+
+  /** {@link StoreWarmup}, which never fails the start: a store that cannot warm up still serves. */
+  private static void warmUp() {
+    try {
+      LOG.info("start-up warm-up: " + StoreWarmup.run());
+    } catch (RuntimeException e) {
+      LOG.log(java.util.logging.Level.WARNING, "start-up warm-up of the store skipped", e);
+    }
+  }
+
   public DatabaseEngine withStore(StoreTarget target) {
     this.target = target;
     return this;
@@ -237,6 +253,9 @@ public final class DatabaseEngine extends Supervised {
       for (String t : tenantIds) {
         meta.ensureTenant(t);
         stores.put(t, openSqlite(t));
+      }
+      if (startupWarmup) {
+        warmUp();
       }
       return null;
     });

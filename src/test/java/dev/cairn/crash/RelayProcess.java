@@ -53,6 +53,7 @@ public final class RelayProcess implements AutoCloseable {
     command.addAll(List.of("-jar", jar().toString(), "--config", config.toString()));
     ProcessBuilder pb = new ProcessBuilder(command);
     pb.environment().putAll(env);
+    dev.cairn.relay.TestRelay.noWarmup(pb.environment());
     pb.environment().put("CAIRN_HTTP_PORT", String.valueOf(port));
     pb.environment().put("CAIRN_STORE_DIR", dataDir.toString());
     pb.redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));

@@ -41,6 +41,7 @@ class CrashTest {
     ProcessBuilder pb = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"), "dev.cairn.Main",
         "--config", config.toString());
     pb.environment().put("CAIRN_HTTP_PORT", String.valueOf(port));
+    dev.cairn.relay.TestRelay.noWarmup(pb.environment());
     pb.environment().put("CAIRN_STORE_DIR", data.toString());
     TestDialect.apply(data, pb.environment()); // on the MySQL test dialect: the same meta DB on both starts
     pb.redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));

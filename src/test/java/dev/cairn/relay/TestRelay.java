@@ -34,9 +34,18 @@ public final class TestRelay implements AutoCloseable {
     e.put("CAIRN_HTTP_PORT", String.valueOf(port));
     e.put("CAIRN_STORE_DIR", dataDir.toString());
     TestDialect.apply(dataDir, e);
+    noWarmup(e);
     CairnConfig config = ConfigLoader.load(file, e);
     Files.delete(file);
     this.server = CairnServer.start(config).toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
+  }
+
+  /**
+   * Tests start hundreds of relays: none warms up unless its test asks for it (StartupWarmupTest does).
+   * Also for the relays tests run as processes, which get it through their environment.
+   */
+  public static void noWarmup(Map<String, String> env) {
+    env.putIfAbsent("CAIRN_STARTUP_WARMUP", "0s");
   }
 
   /**
@@ -55,6 +64,7 @@ public final class TestRelay implements AutoCloseable {
     e.put("CAIRN_HTTP_PORT", String.valueOf(port));
     e.put("CAIRN_STORE_DIR", dataDir.toString());
     TestDialect.apply(dataDir, e);
+    noWarmup(e);
     this.server = CairnServer.start(ConfigLoader.load(file, e)).toCompletionStage().toCompletableFuture()
         .get(60, TimeUnit.SECONDS);
   }

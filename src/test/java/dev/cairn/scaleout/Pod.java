@@ -58,6 +58,7 @@ final class Pod implements AutoCloseable {
     }
     ProcessBuilder pb = new ProcessBuilder(cmd);
     pb.environment().putAll(env);
+    dev.cairn.relay.TestRelay.noWarmup(pb.environment());
     pb.environment().put("CAIRN_POD_ID", id);
     pb.environment().put("CAIRN_HTTP_PORT", String.valueOf(port));
     pb.environment().put("CAIRN_STORE_DIR", data.toString());

@@ -1,0 +1,133 @@
+package dev.cairn.relay;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.cairn.nostr.EventSigner;
+import io.vertx.core.http.WebSocketClientOptions;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import io.vertx.core.net.PemTrustOptions;
+import java.io.File;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.logging.Handler;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The start-up warm-up (decision 0011) runs to its end before the relay listens, on plain and TLS
+ * listeners, and leaves nothing behind: no stored event, no subscription, no temporary store.
+ */
+class StartupWarmupTest {
+  private static final Logger NETWORK_LOG = Logger.getLogger("dev.cairn.network.NetworkManager");
+  private static final Logger STORE_LOG = Logger.getLogger("dev.cairn.store.DatabaseEngine");
+  private static final Pattern TRAFFIC = Pattern.compile(
+      "start-up warm-up: (\\d+) ephemeral events published \\((\\d+) accepted\\), (\\d+) of (\\d+) deliveries");
+  private static final EventSigner SIGNER = EventSigner.random();
+  private final List<String> logged = new CopyOnWriteArrayList<>();
+  private final Handler capture = new Handler() {
+    @Override
+    public void publish(LogRecord r) {
+      logged.add(r.getMessage());
+    }
+
+    @Override
+    public void flush() {}
+
+    @Override
+    public void close() {}
+  };
+
+  @BeforeEach
+  void listen() {
+    NETWORK_LOG.addHandler(capture);
+    STORE_LOG.addHandler(capture);
+  }
+
+  @AfterEach
+  void stopListening() {
+    NETWORK_LOG.removeHandler(capture);
+    STORE_LOG.removeHandler(capture);
+  }
+
+  @Test
+  void theWarmupRunsToItsEndAndLeavesNothingBehind() throws Exception {
+    Set<String> tempBefore = warmupDirs();
+    try (TestRelay relay = TestRelay.start(new JsonObject(), Map.of("CAIRN_STARTUP_WARMUP", "1s"))) {
+      assertRanToTheEnd();
+      // the store's part warms the SQLite write path; tenants in MySQL have none of it
+      assertEquals(!TestDialect.mysql(), logged.stream().anyMatch(l -> l.startsWith("start-up warm-up: 2000 events stored")),
+          "the store's part ran on SQLite only: " + logged);
+      assertEquals(tempBefore, warmupDirs(), "the throwaway store is deleted");
+
+      try (RelayClient client = RelayClient.connect(relay.port(), "/")) {
+        // nothing of the warm-up is stored: the store is empty
+        assertEquals(List.of(), client.query("all", new JsonObject().put("limit", 1000)));
+        // and the relay serves: an event stored and read back, an ephemeral one relayed live
+        JsonObject note = Events.note(SIGNER, "after the warm-up", List.of());
+        JsonArray ok = client.publishAndWait(note);
+        assertTrue(ok.getBoolean(2), ok.encode());
+        assertEquals(List.of(note), client.query("mine", new JsonObject().put("authors",
+            new JsonArray().add(SIGNER.pubkey()))));
+      }
+    }
+  }
+
+  @Test
+  void overTlsTheWarmupTalksToItsOwnCertificate() throws Exception {
+    TestCerts certs = TestCerts.generate();
+    try (TestRelay relay = TestRelay.start(new JsonObject(), Map.of("CAIRN_STARTUP_WARMUP", "1s",
+        "CAIRN_TLS_CERT", certs.cert().toString(), "CAIRN_TLS_KEY", certs.key().toString()))) {
+      assertRanToTheEnd();
+      WebSocketClientOptions wss = new WebSocketClientOptions().setSsl(true)
+          .setTrustOptions(new PemTrustOptions().addCertPath(certs.cert().toString()));
+      try (RelayClient client = RelayClient.connect(relay.port(), "/", wss)) {
+        assertEquals(List.of(), client.query("all", new JsonObject().put("limit", 1000)));
+      }
+    } finally {
+      certs.delete();
+    }
+  }
+
+  @Test
+  void withAWritePolicyPluginTheWarmupIsSkipped() throws Exception {
+    java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("cairn-plugins");
+    JsonArray plugin = new JsonArray().add("node").add(Plugins.install(dir, "behave.js").toString());
+    JsonObject config = new JsonObject().put("policy", new JsonObject().put("plugin", plugin));
+    try (TestRelay relay = TestRelay.start(config, Map.of("CAIRN_STARTUP_WARMUP", "1s"))) {
+      assertTrue(logged.stream().anyMatch(l -> l.startsWith("start-up warm-up skipped: the default tenant's"
+          + " write-policy plugin")), "skipped with its reason: " + logged);
+      assertTrue(logged.stream().noneMatch(l -> TRAFFIC.matcher(l).find()), "no warm-up traffic: " + logged);
+    } finally {
+      java.nio.file.Files.walk(dir).sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+    }
+  }
+
+  /** The traffic report: every event accepted, every delivery made, not stopped early. */
+  private void assertRanToTheEnd() {
+    String report = logged.stream().filter(l -> TRAFFIC.matcher(l).find()).findFirst()
+        .orElseThrow(() -> new AssertionError("no warm-up report in " + logged));
+    Matcher m = TRAFFIC.matcher(report);
+    assertTrue(m.find());
+    assertEquals(1000, Integer.parseInt(m.group(1)), report); // 1 s at 1,000 events/s
+    assertEquals(m.group(1), m.group(2), report);
+    assertEquals(m.group(4), m.group(3), report);
+    assertEquals(50_000, Long.parseLong(m.group(4)), report);
+    assertTrue(!report.contains("stopped early"), report);
+  }
+
+  private static Set<String> warmupDirs() {
+    File[] files = new File(System.getProperty("java.io.tmpdir")).listFiles((d, n) -> n.startsWith("cairn-warmup"));
+    return files == null ? Set.of() : Stream.of(files).map(File::getName).collect(Collectors.toSet());
+  }
+}
