@@ -166,14 +166,26 @@ public final class NetworkManager extends Supervised {
    * loopback port, after the conn-workers and before the configured listeners, so no client is connected
    * while it runs; the listener is gone again when this completes. Never fails the start.
    */
+  /** Why the warm-up's traffic must not run here (its effects would outlive it), or null. */
+  private static String warmupSkipReason(LiveSettings live, PolicyConfig.TenantPolicy policy) {
+    if (live.enabled()) {
+      return "live fan-out across pods is on (live.enabled): the other pods' clients would get its events";
+    }
+    if (policy.plugin().enabled() || !policy.javaPolicies().isEmpty()) {
+      return "the default tenant's write-policy plugin or Java policies would judge its events";
+    }
+    if (policy.eventsPerIp().enabled() || policy.reqsPerIp().enabled() || policy.connectionsPerIp().enabled()) {
+      // behind a reverse proxy every client is 127.0.0.1 too: they would find its buckets empty
+      return "per-IP rate limits are on (policy.rate.*_per_ip): its traffic would empty 127.0.0.1's buckets";
+    }
+    return null;
+  }
+
   private Future<?> warmUp(LiveSettings live) {
     if (startupWarmup.isZero()) {
       return Future.succeededFuture();
     }
-    PolicyConfig.TenantPolicy policy = config.policy().forTenant(TenantConfig.DEFAULT);
-    String skip = live.enabled() ? "live fan-out across pods is on (live.enabled): the other pods' clients would get its events"
-        : policy.plugin().enabled() || !policy.javaPolicies().isEmpty()
-            ? "the default tenant's write-policy plugin or Java policies would judge its events" : null;
+    String skip = warmupSkipReason(live, config.policy().forTenant(TenantConfig.DEFAULT));
     if (skip != null) {
       LOG.info("start-up warm-up skipped: " + skip);
       return Future.succeededFuture();

@@ -113,6 +113,22 @@ class StartupWarmupTest {
     }
   }
 
+  @Test
+  void withPerIpRateLimitsTheWarmupIsSkipped() throws Exception {
+    JsonObject config = new JsonObject().put("policy", new JsonObject().put("rate", new JsonObject()
+        .put("connections_per_ip", new JsonObject().put("per_second", 1).put("burst", 20))));
+    try (TestRelay relay = TestRelay.start(config, Map.of("CAIRN_STARTUP_WARMUP", "1s"))) {
+      assertTrue(logged.stream().anyMatch(l -> l.startsWith("start-up warm-up skipped: per-IP rate limits")),
+          "skipped with its reason: " + logged);
+      // 127.0.0.1's bucket is whole: 20 connections in a row are let in
+      for (int i = 0; i < 20; i++) {
+        try (RelayClient client = RelayClient.connect(relay.port(), "/")) {
+          assertEquals(List.of(), client.query("q" + i, new JsonObject().put("limit", 1)));
+        }
+      }
+    }
+  }
+
   /** The traffic report: every event accepted, every delivery made, not stopped early. */
   private void assertRanToTheEnd() {
     String report = logged.stream().filter(l -> TRAFFIC.matcher(l).find()).findFirst()
