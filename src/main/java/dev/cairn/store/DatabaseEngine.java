@@ -147,7 +147,6 @@ public final class DatabaseEngine extends Supervised {
     return this;
   }
 
-  /** {@code store.dialect}, {@code store.url}, {@code store.placement}, {@code store.pool_size}; call before deploying. */
   /** Whether this engine runs the store's start-up warm-up ({@link StoreWarmup}) before it reports started. */
   public DatabaseEngine withStartupWarmup(boolean warmup) {
     this.startupWarmup = warmup;
@@ -163,6 +162,7 @@ public final class DatabaseEngine extends Supervised {
     }
   }
 
+  /** {@code store.dialect}, {@code store.url}, {@code store.placement}, {@code store.pool_size}; call before deploying. */
   public DatabaseEngine withStore(StoreTarget target) {
     this.target = target;
     return this;
