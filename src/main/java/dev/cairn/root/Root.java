@@ -302,78 +302,18 @@ public final class Root extends VerticleBase {
     }
   }
 
+  /** Root's inbox: one line per message, the work in the methods below (the event's path in order). */
   private void handle(RootInbox msg) {
     if (msg instanceof RootInbox.Submit s) {
-      // id and sig: a forged copy of an in-flight event must not ride on the authentic one
-      String key = s.tenant() + ":" + s.event().id() + ":" + s.event().sig();
-      InFlight f = byEventKey.get(key);
-      if (f != null) {
-        f.waiters.add(s.connId());
-        return;
-      }
-      f = new InFlight(nextTicket++, s.tenant(), s.event(), s.authedPubkey(), false);
-      f.ip = s.ip();
-      f.waiters.add(s.connId());
-      tickets.put(f.ticket, f);
-      byEventKey.put(key, f);
-      f.stage = "sig-manager";
-      toSig.send(new SigInbox.Verify(f.ticket, s.event()), inbox);
+      submitted(s);
     } else if (msg instanceof RootInbox.Authenticate a) {
-      InFlight f = new InFlight(nextTicket++, null, a.event(), null, true);
-      f.waiters.add(a.connId());
-      f.stage = "sig-manager";
-      tickets.put(f.ticket, f);
-      toSig.send(new SigInbox.Verify(f.ticket, a.event()), inbox);
+      authenticate(a);
     } else if (msg instanceof RootInbox.Verified v) {
-      InFlight f = tickets.get(v.ticket());
-      if (f == null) {
-        return;
-      }
-      if (f.auth) {
-        tickets.remove(f.ticket);
-        toNetwork.sendOwed(new NetworkInbox.Authenticated(f.waiters.get(0), f.event.id(), f.event.pubkey(), v.valid(),
-            v.valid() ? "" : v.reason()));
-        return;
-      }
-      if (!v.valid()) {
-        finish(f, false, v.reason(), v.reason().startsWith("error:") ? "error" : "invalid");
-        return;
-      }
-      f.stage = "policy";
-      toPolicy.send(new PolicyInbox.Judge(f.ticket, f.tenant, f.event, f.authedPubkey, f.ip), inbox);
+      verified(v);
     } else if (msg instanceof RootInbox.Judged j) {
-      InFlight f = tickets.get(j.ticket());
-      if (f == null) {
-        return;
-      }
-      if (j.rejection() != null) {
-        finish(f, false, j.rejection(), j.rejection().substring(0, j.rejection().indexOf(':')));
-      } else if (j.muted()) {
-        finish(f, true, "", "muted"); // shadow reject: OK true, neither stored nor dispatched
-      } else if (Kinds.isEphemeral(f.event.kind())) {
-        toNetwork.sendOwed(new NetworkInbox.Dispatch(f.tenant, f.event, 0));
-        finish(f, true, "", "accepted");
-      } else {
-        f.stage = "database-engine";
-        toDatabase.send(new DatabaseInbox.Persist(f.ticket, f.tenant, f.event), inbox);
-      }
+      judged(j);
     } else if (msg instanceof RootInbox.Persisted p) {
-      for (RootInbox.Persisted.Ack ack : p.acks()) {
-        InFlight f = tickets.get(ack.ticket());
-        if (f == null) {
-          continue;
-        }
-        PersistResult r = ack.result();
-        if (r instanceof PersistResult.Stored stored) {
-          metrics.eventStored(f.tenant);
-          toNetwork.sendOwed(new NetworkInbox.Dispatch(f.tenant, f.event, stored.seq()));
-          finish(f, true, "", "accepted");
-        } else if (r instanceof PersistResult.Duplicate d) {
-          finish(f, true, d.message(), "duplicate");
-        } else if (r instanceof PersistResult.Rejected rej) {
-          finish(f, false, rej.message(), rej.message().substring(0, Math.max(0, rej.message().indexOf(':'))));
-        }
-      }
+      persisted(p);
     } else if (msg instanceof RootInbox.History h) {
       admitReq(h);
     } else if (msg instanceof RootInbox.ReqAdmitted a) {
@@ -399,13 +339,104 @@ public final class Root extends VerticleBase {
     } else if (msg instanceof RootInbox.CaughtUp c) {
       toNetwork.sendOwed(new NetworkInbox.CaughtUp(c.tenant(), c.fromSeq(), c.toSeq(), c.events(), c.error()));
     } else if (msg instanceof RootInbox.HistoryDone d) {
-      if (querying.remove(d.subSerial()) == null) {
-        return; // failed back already: the engine that ran it was replaced
-      }
-      toPolicy.send(new PolicyInbox.QueryDone(d.connId()), inbox);
-      toNetwork.sendOwed(new NetworkInbox.HistoryAnswer(d.connId(), d.subId(), d.subSerial(), d.count(), d.events(),
-          d.total(), d.error()));
+      historyDone(d);
     }
+  }
+
+  /** An EVENT from a connection: joins the same event in flight, or goes to sig-manager. */
+  private void submitted(RootInbox.Submit s) {
+    // id and sig: a forged copy of an in-flight event must not ride on the authentic one
+    String key = s.tenant() + ":" + s.event().id() + ":" + s.event().sig();
+    InFlight f = byEventKey.get(key);
+    if (f != null) {
+      f.waiters.add(s.connId());
+      return;
+    }
+    f = new InFlight(nextTicket++, s.tenant(), s.event(), s.authedPubkey(), false);
+    f.ip = s.ip();
+    f.waiters.add(s.connId());
+    tickets.put(f.ticket, f);
+    byEventKey.put(key, f);
+    f.stage = "sig-manager";
+    toSig.send(new SigInbox.Verify(f.ticket, s.event()), inbox);
+  }
+
+  /** A NIP-42 AUTH event: only its signature is checked. */
+  private void authenticate(RootInbox.Authenticate a) {
+    InFlight f = new InFlight(nextTicket++, null, a.event(), null, true);
+    f.waiters.add(a.connId());
+    f.stage = "sig-manager";
+    tickets.put(f.ticket, f);
+    toSig.send(new SigInbox.Verify(f.ticket, a.event()), inbox);
+  }
+
+  /** The signature's verdict: an AUTH answered, an invalid event refused, a valid one to policy. */
+  private void verified(RootInbox.Verified v) {
+    InFlight f = tickets.get(v.ticket());
+    if (f == null) {
+      return;
+    }
+    if (f.auth) {
+      tickets.remove(f.ticket);
+      toNetwork.sendOwed(new NetworkInbox.Authenticated(f.waiters.get(0), f.event.id(), f.event.pubkey(), v.valid(),
+          v.valid() ? "" : v.reason()));
+      return;
+    }
+    if (!v.valid()) {
+      finish(f, false, v.reason(), v.reason().startsWith("error:") ? "error" : "invalid");
+      return;
+    }
+    f.stage = "policy";
+    toPolicy.send(new PolicyInbox.Judge(f.ticket, f.tenant, f.event, f.authedPubkey, f.ip), inbox);
+  }
+
+  /** Policy's verdict: refused, muted, relayed (ephemeral) or on to the database-engine. */
+  private void judged(RootInbox.Judged j) {
+    InFlight f = tickets.get(j.ticket());
+    if (f == null) {
+      return;
+    }
+    if (j.rejection() != null) {
+      finish(f, false, j.rejection(), j.rejection().substring(0, j.rejection().indexOf(':')));
+    } else if (j.muted()) {
+      finish(f, true, "", "muted"); // shadow reject: OK true, neither stored nor dispatched
+    } else if (Kinds.isEphemeral(f.event.kind())) {
+      toNetwork.sendOwed(new NetworkInbox.Dispatch(f.tenant, f.event, 0));
+      finish(f, true, "", "accepted");
+    } else {
+      f.stage = "database-engine";
+      toDatabase.send(new DatabaseInbox.Persist(f.ticket, f.tenant, f.event), inbox);
+    }
+  }
+
+  /** A group commit's outcomes: each stored event dispatched, then every waiter's OK. */
+  private void persisted(RootInbox.Persisted p) {
+    for (RootInbox.Persisted.Ack ack : p.acks()) {
+      InFlight f = tickets.get(ack.ticket());
+      if (f == null) {
+        continue;
+      }
+      PersistResult r = ack.result();
+      if (r instanceof PersistResult.Stored stored) {
+        metrics.eventStored(f.tenant);
+        toNetwork.sendOwed(new NetworkInbox.Dispatch(f.tenant, f.event, stored.seq()));
+        finish(f, true, "", "accepted");
+      } else if (r instanceof PersistResult.Duplicate d) {
+        finish(f, true, d.message(), "duplicate");
+      } else if (r instanceof PersistResult.Rejected rej) {
+        finish(f, false, rej.message(), rej.message().substring(0, Math.max(0, rej.message().indexOf(':'))));
+      }
+    }
+  }
+
+  /** A REQ's stored events, to its connection (unless failed back already). */
+  private void historyDone(RootInbox.HistoryDone d) {
+    if (querying.remove(d.subSerial()) == null) {
+      return; // failed back already: the engine that ran it was replaced
+    }
+    toPolicy.send(new PolicyInbox.QueryDone(d.connId()), inbox);
+    toNetwork.sendOwed(new NetworkInbox.HistoryAnswer(d.connId(), d.subId(), d.subSerial(), d.count(), d.events(),
+        d.total(), d.error()));
   }
 
   private void finish(InFlight f, boolean accepted, String message, String result) {
