@@ -41,6 +41,14 @@ final class StoreWarmup {
       throw new UncheckedIOException(e);
     }
     long started = System.currentTimeMillis();
+    try {
+      return exercise(dir, started);
+    } finally {
+      deleteTree(dir);
+    }
+  }
+
+  private static String exercise(Path dir, long started) {
     SqliteTenantStore store = SqliteTenantStore.open(dir.resolve("warmup.db"), 1);
     try {
       List<EventSigner> authors = new ArrayList<>();
@@ -70,7 +78,6 @@ final class StoreWarmup {
           + (System.currentTimeMillis() - started) + " ms";
     } finally {
       store.close();
-      deleteTree(dir);
     }
   }
 
