@@ -81,6 +81,18 @@ class ConfigTest {
   }
 
   @Test
+  void startupWarmupIsADurationOfAtMostAMinute() {
+    assertEquals(java.time.Duration.ofSeconds(3), ConfigLoader.load(null, Map.of()).startupWarmup());
+    assertTrue(ConfigLoader.load(null, Map.of("CAIRN_STARTUP_WARMUP", "0s")).startupWarmup().isZero());
+    ConfigException tooLong = assertThrows(ConfigException.class,
+        () -> ConfigLoader.load(null, Map.of("CAIRN_STARTUP_WARMUP", "2m")));
+    assertTrue(tooLong.getMessage().contains("startup.warmup: at most 60s"), tooLong.getMessage());
+    ConfigException notDuration = assertThrows(ConfigException.class,
+        () -> ConfigLoader.load(null, Map.of("CAIRN_STARTUP_WARMUP", "warm")));
+    assertTrue(notDuration.getMessage().contains("startup.warmup"), notDuration.getMessage());
+  }
+
+  @Test
   void unknownOverrideIsRejectedByName() {
     ConfigException e = assertThrows(ConfigException.class,
         () -> ConfigLoader.load(null, Map.of("CAIRN_FOO_BAR", "1")));
