@@ -70,6 +70,23 @@ public final class Root extends VerticleBase {
   private final RelayAdmin admin;
   private final Map<Long, InFlight> tickets = new HashMap<>();
   private final Map<String, InFlight> byEventKey = new HashMap<>();
+  /**
+   * Events on the write path (sig-manager, policy, database-engine) at most: {@link #EVENTS_PER_CREDIT}
+   * channel capacities. Its replies travel on debt, so the credits alone bound each hop but not the
+   * path: a client that sends EVENTs without waiting for their OKs had the heap fill with events
+   * waiting for the database-engine (70k of them, 560 MB live, from one client sending 150k events
+   * on 50 connections). Past the bound, a Submit waits here with its network-manager credit: that
+   * channel fills, and the listeners pause the sockets that feed it.
+   */
+  private final int maxEventsInFlight;
+  private static final int EVENTS_PER_CREDIT = 4;
+  /** Non-AUTH events in {@link #tickets} (written on root's context only; read by the metrics scrape). */
+  private volatile int eventsInFlight;
+  /** Submits past {@link #maxEventsInFlight}, in arrival order, each with its credit. */
+  private final java.util.ArrayDeque<WaitingForRoom> waitingForRoom = new java.util.ArrayDeque<>();
+  private volatile int waitingForRoomCount;
+
+  private record WaitingForRoom(RootInbox.Submit submit, Runnable release) {}
   /** REQs (history queries) waiting for policy's admission, by ticket. */
   private final Map<Long, RootInbox.History> admitting = new HashMap<>();
   /** History queries on database-engine, by sub serial (unique per REQ/COUNT): failed back if it dies. */
@@ -127,6 +144,7 @@ public final class Root extends VerticleBase {
     this.outboxPending = new OutboxPendingGauge(metrics.registry());
     this.outboxSettings = OutboxSettings.from(config.raw());
     this.admin = new RelayAdmin(config.storeDir().resolve("meta.db"));
+    this.maxEventsInFlight = EVENTS_PER_CREDIT * config.channelCapacity();
   }
 
   @Override
@@ -145,6 +163,13 @@ public final class Root extends VerticleBase {
   @Override
   public Future<?> start() {
     channels = new Channels(vertx, config.channelCapacity(), config.sendRetryWindowMillis(), metrics);
+    io.micrometer.core.instrument.Gauge.builder("cairn_events_in_flight", this, r -> r.eventsInFlight)
+        .description("Events on the write path (signature check, policy, group commit) between their EVENT"
+            + " and their OK; at most 4 x tree.channel_capacity")
+        .register(metrics.registry());
+    io.micrometer.core.instrument.Gauge.builder("cairn_events_waiting_for_room", this, r -> r.waitingForRoomCount)
+        .description("EVENTs held back because the write path is full; their sockets pause meanwhile")
+        .register(metrics.registry());
     inbox = new Inbox<>(vertx, Addresses.ROOT, RootInbox.class, this::handle);
     toSig = new OrderedSender<>(channels.open("root->sig-manager", Addresses.SIG_MANAGER, s -> restart("sig-manager", s)));
     toPolicy = new OrderedSender<>(channels.open("root->policy", Addresses.POLICY, s -> restart("policy", s)));
@@ -300,6 +325,7 @@ public final class Root extends VerticleBase {
       }
       finish(f, false, "error: " + node + " restarted, please retry", "error");
     }
+    admitWaiting();
   }
 
   /** Root's inbox: one line per message, the work in the methods below (the event's path in order). */
@@ -341,15 +367,44 @@ public final class Root extends VerticleBase {
     } else if (msg instanceof RootInbox.HistoryDone d) {
       historyDone(d);
     }
+    admitWaiting();
   }
 
-  /** An EVENT from a connection: joins the same event in flight, or goes to sig-manager. */
+  /** An EVENT from a connection: admitted when the write path has room, else it waits for room. */
   private void submitted(RootInbox.Submit s) {
+    if (eventsInFlight >= maxEventsInFlight || !waitingForRoom.isEmpty()) {
+      waitingForRoom.add(new WaitingForRoom(s, inbox.hold()));
+      waitingForRoomCount = waitingForRoom.size();
+      return;
+    }
+    admit(s, null);
+  }
+
+  /** Events that waited for room, in order, while there is room (after each message and failure). */
+  private void admitWaiting() {
+    if (waitingForRoom.isEmpty()) {
+      return;
+    }
+    WaitingForRoom w;
+    while (eventsInFlight < maxEventsInFlight && (w = waitingForRoom.poll()) != null) {
+      admit(w.submit(), w.release());
+    }
+    waitingForRoomCount = waitingForRoom.size();
+  }
+
+  /**
+   * Joins the same event in flight, or goes to sig-manager. {@code release}: the Submit's credit when
+   * it waited for room (null: the inbox gives it back).
+   */
+  private void admit(RootInbox.Submit s, Runnable release) {
     // id and sig: a forged copy of an in-flight event must not ride on the authentic one
     String key = s.tenant() + ":" + s.event().id() + ":" + s.event().sig();
     InFlight f = byEventKey.get(key);
     if (f != null) {
       f.waiters.add(s.connId());
+      if (release != null) {
+        release.run();
+      }
       return;
     }
     f = new InFlight(nextTicket++, s.tenant(), s.event(), s.authedPubkey(), false);
@@ -357,8 +412,14 @@ public final class Root extends VerticleBase {
     f.waiters.add(s.connId());
     tickets.put(f.ticket, f);
     byEventKey.put(key, f);
+    eventsInFlight++;
     f.stage = "sig-manager";
-    toSig.send(new SigInbox.Verify(f.ticket, s.event()), inbox);
+    SigInbox.Verify verify = new SigInbox.Verify(f.ticket, s.event());
+    if (release == null) {
+      toSig.send(verify, inbox);
+    } else {
+      toSig.send(verify, release);
+    }
   }
 
   /** A NIP-42 AUTH event: only its signature is checked. */
@@ -441,6 +502,7 @@ public final class Root extends VerticleBase {
 
   private void finish(InFlight f, boolean accepted, String message, String result) {
     tickets.remove(f.ticket);
+    eventsInFlight--;
     byEventKey.remove(f.tenant + ":" + f.event.id() + ":" + f.event.sig());
     metrics.eventReceived(f.tenant, result);
     for (long conn : f.waiters) {

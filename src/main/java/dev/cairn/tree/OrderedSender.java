@@ -37,6 +37,18 @@ public final class OrderedSender<M extends TreeMessage> {
     enqueue(message, upstream.hold());
   }
 
+  /**
+   * Sends now and runs {@code release}, or waits with it: for a message whose upstream credit was held
+   * earlier (it waited at its node before it could be passed on), so {@code release} gives that back.
+   */
+  public void send(M message, Runnable release) {
+    if (waiting.isEmpty() && channel.trySend(message)) {
+      release.run();
+      return;
+    }
+    enqueue(message, release);
+  }
+
   /** Sends now, or queues the message (it came from no channel: its producer checks {@link #backlogged()}). */
   public void send(M message) {
     if (waiting.isEmpty() && channel.trySend(message)) {

@@ -21,7 +21,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Channels are bounded: with a tiny capacity a publish storm runs the channels out of credit, the
- * sockets are paused instead of buffering, and still every EVENT gets its OK and is stored.
+ * sockets are paused instead of buffering, and still every EVENT gets its OK and is stored. The write
+ * path as a whole is bounded too: a client that never waits for its OKs does not pile events up
+ * before the store.
  */
 class BackpressureTest {
 
@@ -70,5 +72,49 @@ class BackpressureTest {
         clients.forEach(RelayClient::close);
       }
     }
+  }
+
+  @Test
+  void aClientThatNeverWaitsForItsOksFindsTheWritePathBounded() throws Exception {
+    // capacity 2: at most 4 x 2 = 8 events between EVENT and OK, at most 2 more held back at root
+    try (TestRelay relay = TestRelay.start(new JsonObject(), Map.of("CAIRN_TREE_CHANNEL_CAPACITY", "2"));
+        RelayClient client = relay.connect()) {
+      EventSigner a = EventSigner.random();
+      int total = 1_500;
+      for (int i = 0; i < total; i++) {
+        client.publish(Events.note(a, "storm " + i, List.of()));
+      }
+      double maxInFlight = 0;
+      double maxWaiting = 0;
+      Set<String> oks = new HashSet<>();
+      while (oks.size() < total) {
+        if (oks.size() % 100 == 0) {
+          String metrics = scrape(relay);
+          maxInFlight = Math.max(maxInFlight, gauge(metrics, "cairn_events_in_flight"));
+          maxWaiting = Math.max(maxWaiting, gauge(metrics, "cairn_events_waiting_for_room"));
+        }
+        JsonArray ok = client.awaitType("OK");
+        assertTrue(ok.getBoolean(2), ok.encode());
+        oks.add(ok.getString(1));
+      }
+      assertTrue(maxInFlight <= 8, "events on the write path at once: " + maxInFlight);
+      assertTrue(maxWaiting <= 2, "events held back at root: " + maxWaiting);
+      assertTrue(maxInFlight > 0, "the storm was seen in flight");
+      List<JsonObject> stored = client.query("all",
+          new JsonObject().put("authors", new JsonArray().add(a.pubkey())).put("limit", 5000));
+      assertEquals(total, stored.size());
+      assertEquals(0, gauge(scrape(relay), "cairn_events_in_flight"), "nothing left in flight");
+    }
+  }
+
+  private static String scrape(TestRelay relay) throws Exception {
+    return TestRelay.http().send(HttpRequest.newBuilder(URI.create(relay.httpUrl() + "/metrics")).build(),
+        HttpResponse.BodyHandlers.ofString()).body();
+  }
+
+  private static double gauge(String metrics, String name) {
+    Matcher m = Pattern.compile("(?m)^" + name + " ([0-9.E]+)$").matcher(metrics);
+    assertTrue(m.find(), name + " in\n" + metrics);
+    return Double.parseDouble(m.group(1));
   }
 }
