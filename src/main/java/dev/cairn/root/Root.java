@@ -34,6 +34,7 @@ import dev.cairn.tree.OrderedSender;
 import dev.cairn.tree.Supervised;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -71,22 +72,26 @@ public final class Root extends VerticleBase {
   private final Map<Long, InFlight> tickets = new HashMap<>();
   private final Map<String, InFlight> byEventKey = new HashMap<>();
   /**
-   * Events on the write path (sig-manager, policy, database-engine) at most: {@link #EVENTS_PER_CREDIT}
-   * channel capacities. Its replies travel on debt, so the credits alone bound each hop but not the
-   * path: a client that sends EVENTs without waiting for their OKs had the heap fill with events
-   * waiting for the database-engine (70k of them, 560 MB live, from one client sending 150k events
-   * on 50 connections). Past the bound, a Submit waits here with its network-manager credit: that
-   * channel fills, and the listeners pause the sockets that feed it.
+   * Events on the write path (sig-manager, policy, database-engine) at most, and as many history reads
+   * (REQ, COUNT) on theirs (policy, database-engine): {@link #PER_CREDIT} channel capacities each. Their
+   * replies travel on debt, so the credits alone bound each hop but not the path: a client that sends
+   * EVENTs without waiting for their OKs had the heap fill with events waiting for the database-engine
+   * (70k of them, 560 MB live, from one client sending 150k events on 50 connections). Past the bound,
+   * a Submit or History waits here with its network-manager credit: that channel fills, and the
+   * listeners pause the sockets that feed it.
    */
-  private final int maxEventsInFlight;
-  private static final int EVENTS_PER_CREDIT = 4;
+  private final int maxInFlight;
+  private static final int PER_CREDIT = 4;
   /** Non-AUTH events in {@link #tickets} (written on root's context only; read by the metrics scrape). */
   private volatile int eventsInFlight;
-  /** Submits past {@link #maxEventsInFlight}, in arrival order, each with its credit. */
-  private final java.util.ArrayDeque<WaitingForRoom> waitingForRoom = new java.util.ArrayDeque<>();
-  private volatile int waitingForRoomCount;
+  /** Submits and Histories past {@link #maxInFlight}, in arrival order, each with its credit. */
+  private final ArrayDeque<WaitingForRoom<RootInbox.Submit>> eventsWaiting = new ArrayDeque<>();
+  private final ArrayDeque<WaitingForRoom<RootInbox.History>> readsWaiting = new ArrayDeque<>();
+  private volatile int eventsWaitingCount;
+  /** {@link #readsInFlight()} after root's last message, for the metrics scrape. */
+  private volatile int readsInFlightCount;
 
-  private record WaitingForRoom(RootInbox.Submit submit, Runnable release) {}
+  private record WaitingForRoom<M>(M message, Runnable release) {}
   /** REQs (history queries) waiting for policy's admission, by ticket. */
   private final Map<Long, RootInbox.History> admitting = new HashMap<>();
   /** History queries on database-engine, by sub serial (unique per REQ/COUNT): failed back if it dies. */
@@ -144,7 +149,7 @@ public final class Root extends VerticleBase {
     this.outboxPending = new OutboxPendingGauge(metrics.registry());
     this.outboxSettings = OutboxSettings.from(config.raw());
     this.admin = new RelayAdmin(config.storeDir().resolve("meta.db"));
-    this.maxEventsInFlight = EVENTS_PER_CREDIT * config.channelCapacity();
+    this.maxInFlight = PER_CREDIT * config.channelCapacity();
   }
 
   @Override
@@ -167,7 +172,11 @@ public final class Root extends VerticleBase {
         .description("Events on the write path (signature check, policy, group commit) between their EVENT"
             + " and their OK; at most 4 x tree.channel_capacity")
         .register(metrics.registry());
-    io.micrometer.core.instrument.Gauge.builder("cairn_events_waiting_for_room", this, r -> r.waitingForRoomCount)
+    io.micrometer.core.instrument.Gauge.builder("cairn_reads_in_flight", this, r -> r.readsInFlightCount)
+        .description("History reads (REQ, COUNT) between policy's admission and their answer; at most"
+            + " 4 x tree.channel_capacity")
+        .register(metrics.registry());
+    io.micrometer.core.instrument.Gauge.builder("cairn_events_waiting_for_room", this, r -> r.eventsWaitingCount)
         .description("EVENTs held back because the write path is full; their sockets pause meanwhile")
         .register(metrics.registry());
     inbox = new Inbox<>(vertx, Addresses.ROOT, RootInbox.class, this::handle);
@@ -341,7 +350,7 @@ public final class Root extends VerticleBase {
     } else if (msg instanceof RootInbox.Persisted p) {
       persisted(p);
     } else if (msg instanceof RootInbox.History h) {
-      admitReq(h);
+      historyAsked(h);
     } else if (msg instanceof RootInbox.ReqAdmitted a) {
       if (admittingSync.containsKey(a.ticket())) {
         syncAdmitted(a);
@@ -372,24 +381,41 @@ public final class Root extends VerticleBase {
 
   /** An EVENT from a connection: admitted when the write path has room, else it waits for room. */
   private void submitted(RootInbox.Submit s) {
-    if (eventsInFlight >= maxEventsInFlight || !waitingForRoom.isEmpty()) {
-      waitingForRoom.add(new WaitingForRoom(s, inbox.hold()));
-      waitingForRoomCount = waitingForRoom.size();
+    if (eventsInFlight >= maxInFlight || !eventsWaiting.isEmpty()) {
+      eventsWaiting.add(new WaitingForRoom<>(s, inbox.hold()));
+      eventsWaitingCount = eventsWaiting.size();
       return;
     }
     admit(s, null);
   }
 
-  /** Events that waited for room, in order, while there is room (after each message and failure). */
-  private void admitWaiting() {
-    if (waitingForRoom.isEmpty()) {
+  /** A REQ's or COUNT's history read: admitted when the read path has room, else it waits for room. */
+  private void historyAsked(RootInbox.History h) {
+    if (readsInFlight() >= maxInFlight || !readsWaiting.isEmpty()) {
+      readsWaiting.add(new WaitingForRoom<>(h, inbox.hold()));
       return;
     }
-    WaitingForRoom w;
-    while (eventsInFlight < maxEventsInFlight && (w = waitingForRoom.poll()) != null) {
-      admit(w.submit(), w.release());
+    admitReq(h, null);
+  }
+
+  private int readsInFlight() {
+    return admitting.size() + querying.size();
+  }
+
+  /** What waited for room, in order, while there is room (after each message and failure). */
+  private void admitWaiting() {
+    if (!eventsWaiting.isEmpty()) {
+      WaitingForRoom<RootInbox.Submit> w;
+      while (eventsInFlight < maxInFlight && (w = eventsWaiting.poll()) != null) {
+        admit(w.message(), w.release());
+      }
+      eventsWaitingCount = eventsWaiting.size();
     }
-    waitingForRoomCount = waitingForRoom.size();
+    WaitingForRoom<RootInbox.History> r;
+    while (!readsWaiting.isEmpty() && readsInFlight() < maxInFlight && (r = readsWaiting.poll()) != null) {
+      admitReq(r.message(), r.release());
+    }
+    readsInFlightCount = readsInFlight();
   }
 
   /**
@@ -414,11 +440,15 @@ public final class Root extends VerticleBase {
     byEventKey.put(key, f);
     eventsInFlight++;
     f.stage = "sig-manager";
-    SigInbox.Verify verify = new SigInbox.Verify(f.ticket, s.event());
+    send(toSig, new SigInbox.Verify(f.ticket, s.event()), release);
+  }
+
+  /** Sends with the current message's credit ({@code release} null), or with the one it waited with. */
+  private <M extends dev.cairn.tree.TreeMessage> void send(OrderedSender<M> to, M message, Runnable release) {
     if (release == null) {
-      toSig.send(verify, inbox);
+      to.send(message, inbox);
     } else {
-      toSig.send(verify, release);
+      to.send(message, release);
     }
   }
 
@@ -512,11 +542,12 @@ public final class Root extends VerticleBase {
 
   // ---- REQ admission by policy: History -> AdmitReq -> ReqAdmitted -> Query (or CLOSED) ----
 
-  private void admitReq(RootInbox.History h) {
+  /** {@code release}: the History's credit when it waited for room (null: the inbox gives it back). */
+  private void admitReq(RootInbox.History h, Runnable release) {
     long ticket = nextTicket++;
     admitting.put(ticket, h);
-    toPolicy.send(new PolicyInbox.AdmitReq(ticket, h.connId(), h.tenant(), h.ip(), h.subId(), h.filters(), h.count()),
-        inbox);
+    send(toPolicy, new PolicyInbox.AdmitReq(ticket, h.connId(), h.tenant(), h.ip(), h.subId(), h.filters(),
+        h.count()), release);
   }
 
   private void reqAdmitted(RootInbox.ReqAdmitted a) {

@@ -107,6 +107,32 @@ class BackpressureTest {
     }
   }
 
+  @Test
+  void aClientThatFloodsCountsFindsTheReadPathBounded() throws Exception {
+    try (TestRelay relay = TestRelay.start(new JsonObject(), Map.of("CAIRN_TREE_CHANNEL_CAPACITY", "2"));
+        RelayClient client = relay.connect()) {
+      EventSigner a = EventSigner.random();
+      for (int i = 0; i < 20; i++) {
+        client.publishAndWait(Events.note(a, "counted " + i, List.of()));
+      }
+      int total = 600;
+      JsonObject byAuthor = new JsonObject().put("authors", new JsonArray().add(a.pubkey()));
+      for (int i = 0; i < total; i++) {
+        client.send(new JsonArray().add("COUNT").add("c" + i).add(byAuthor));
+      }
+      double maxReads = 0;
+      for (int i = 0; i < total; i++) {
+        if (i % 50 == 0) {
+          maxReads = Math.max(maxReads, gauge(scrape(relay), "cairn_reads_in_flight"));
+        }
+        JsonArray count = client.awaitType("COUNT");
+        assertEquals(20, count.getJsonObject(2).getInteger("count"), count.encode());
+      }
+      assertTrue(maxReads <= 8, "history reads at once: " + maxReads);
+      assertEquals(0, gauge(scrape(relay), "cairn_reads_in_flight"), "no read left in flight");
+    }
+  }
+
   private static String scrape(TestRelay relay) throws Exception {
     return TestRelay.http().send(HttpRequest.newBuilder(URI.create(relay.httpUrl() + "/metrics")).build(),
         HttpResponse.BodyHandlers.ofString()).body();
