@@ -173,7 +173,7 @@ public final class Root extends VerticleBase {
             + " and their OK; at most 4 x tree.channel_capacity")
         .register(metrics.registry());
     io.micrometer.core.instrument.Gauge.builder("cairn_reads_in_flight", this, r -> r.readsInFlightCount)
-        .description("History reads (REQ, COUNT) between policy's admission and their answer; at most"
+        .description("History reads (REQ, COUNT) from root to their answer (policy's admission, the query); at most"
             + " 4 x tree.channel_capacity")
         .register(metrics.registry());
     io.micrometer.core.instrument.Gauge.builder("cairn_events_waiting_for_room", this, r -> r.eventsWaitingCount)
