@@ -20,13 +20,20 @@ public final class TenantDirectory {
   public record Snapshot(Map<String, TenantConfig> byId, Map<String, TenantConfig> byHost) {}
 
   private final Map<String, TenantConfig> fromFile;
+  /** The registry's runtime tenants as last published (written under this object's lock). */
+  private Map<String, TenantConfig> runtime = Map.of();
+  /**
+   * The start-up warm-up's throwaway tenant while its traffic runs (decision 0011), else null: routed by
+   * {@code /t/<id>} only, before any listener is open, and gone before the first client comes.
+   */
+  private TenantConfig warmup;
   private volatile Snapshot current;
   /** The registry's write side for the admin API; null on SQLite and while database-engine (re)starts. */
   private volatile RuntimeTenantRegistry registry;
 
   public TenantDirectory(Map<String, TenantConfig> fromFile) {
     this.fromFile = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(fromFile));
-    this.current = snapshot(Map.of());
+    this.current = snapshot();
   }
 
   public TenantConfig get(String id) {
@@ -49,8 +56,24 @@ public final class TenantDirectory {
   }
 
   /** Replaces the runtime tenants with {@code runtime} (database-engine's registry poller, any thread). */
-  public void publish(Map<String, TenantConfig> runtime) {
-    current = snapshot(runtime);
+  public synchronized void publish(Map<String, TenantConfig> runtime) {
+    this.runtime = Map.copyOf(runtime);
+    current = snapshot();
+  }
+
+  /** Serves the start-up warm-up's tenant {@code t} from now on (an id no other tenant has). */
+  public synchronized void beginWarmup(TenantConfig t) {
+    if (current.byId().containsKey(t.id())) {
+      throw new IllegalArgumentException("tenant " + t.id() + " exists: not a warm-up tenant");
+    }
+    warmup = t;
+    current = snapshot();
+  }
+
+  /** The warm-up's tenant is unknown (404) from now on. */
+  public synchronized void endWarmup() {
+    warmup = null;
+    current = snapshot();
   }
 
   public RuntimeTenantRegistry registry() {
@@ -62,8 +85,11 @@ public final class TenantDirectory {
     registry = r;
   }
 
-  private Snapshot snapshot(Map<String, TenantConfig> runtime) {
+  private Snapshot snapshot() {
     Map<String, TenantConfig> byId = new LinkedHashMap<>(fromFile);
+    if (warmup != null) {
+      byId.put(warmup.id(), warmup);
+    }
     runtime.forEach((id, t) -> {
       if (byId.putIfAbsent(id, t) != null) {
         LOG.fine(() -> "runtime tenant " + id + " ignored here: this pod's config file defines it");

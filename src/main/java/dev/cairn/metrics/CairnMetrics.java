@@ -33,6 +33,12 @@ public final class CairnMetrics implements ChannelMetrics {
     return registry;
   }
 
+  /** Removes every meter labelled {@code tenant} (the start-up warm-up's tenant, once it is gone). */
+  public void forgetTenant(String tenant) {
+    registry.getMeters().stream().filter(m -> tenant.equals(m.getId().getTag("tenant"))).toList()
+        .forEach(registry::remove);
+  }
+
   public Timer sigVerify() {
     return sigVerify;
   }

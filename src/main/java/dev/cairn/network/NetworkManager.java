@@ -112,9 +112,19 @@ public final class NetworkManager extends Supervised {
 
   /** The start-up warm-up before the listeners open ({@link StartupWarmup}); zero: none. */
   private java.time.Duration startupWarmup = java.time.Duration.ZERO;
+  private String warmupTenant;
+  private java.util.function.Supplier<Future<Void>> warmupOver = Future::succeededFuture;
 
-  public NetworkManager withStartupWarmup(java.time.Duration warmup) {
+  /**
+   * {@code tenant}: the warm-up's own tenant, whose events are stored (null: the default tenant, ephemeral
+   * events only); {@code over}: called once the warm-up's traffic is over or skipped, before the listeners
+   * open, and waited for.
+   */
+  public NetworkManager withStartupWarmup(java.time.Duration warmup, String tenant,
+      java.util.function.Supplier<Future<Void>> over) {
     this.startupWarmup = warmup;
+    this.warmupTenant = tenant;
+    this.warmupOver = over;
     return this;
   }
 
@@ -161,18 +171,13 @@ public final class NetworkManager extends Supervised {
     });
   }
 
-  /**
-   * The start-up warm-up (docs/decisions/0011-startup-warmup.md): a listener of its own on an ephemeral
-   * loopback port, after the conn-workers and before the configured listeners, so no client is connected
-   * while it runs; the listener is gone again when this completes. Never fails the start.
-   */
   /** Why the warm-up's traffic must not run here (its effects would outlive it), or null. */
   private static String warmupSkipReason(LiveSettings live, PolicyConfig.TenantPolicy policy) {
     if (live.enabled()) {
       return "live fan-out across pods is on (live.enabled): the other pods' clients would get its events";
     }
     if (policy.plugin().enabled() || !policy.javaPolicies().isEmpty()) {
-      return "the default tenant's write-policy plugin or Java policies would judge its events";
+      return "a write-policy plugin or Java policies would judge its events";
     }
     if (policy.eventsPerIp().enabled() || policy.reqsPerIp().enabled() || policy.connectionsPerIp().enabled()) {
       // behind a reverse proxy every client is 127.0.0.1 too: they would find its buckets empty
@@ -181,11 +186,28 @@ public final class NetworkManager extends Supervised {
     return null;
   }
 
+  /**
+   * The start-up warm-up (docs/decisions/0011-startup-warmup.md), then {@code warmupOver}: never fails
+   * the start.
+   */
   private Future<?> warmUp(LiveSettings live) {
     if (startupWarmup.isZero()) {
-      return Future.succeededFuture();
+      return warmupOver.get();
     }
-    String skip = warmupSkipReason(live, config.policy().forTenant(TenantConfig.DEFAULT));
+    return warmupTraffic(live).eventually(warmupOver).recover(t -> {
+      LOG.warning("start-up warm-up: its tenant could not be removed: " + t);
+      return Future.succeededFuture();
+    });
+  }
+
+  /**
+   * The warm-up's traffic: a listener of its own on an ephemeral loopback port, after the conn-workers
+   * and before the configured listeners, so no client is connected while it runs; the listener is gone
+   * again when this completes.
+   */
+  private Future<?> warmupTraffic(LiveSettings live) {
+    String tenant = warmupTenant != null ? warmupTenant : TenantConfig.DEFAULT;
+    String skip = warmupSkipReason(live, config.policy().forTenant(tenant));
     if (skip != null) {
       LOG.info("start-up warm-up skipped: " + skip);
       return Future.succeededFuture();
@@ -197,7 +219,7 @@ public final class NetworkManager extends Supervised {
         (c, cause) -> LOG.warning("start-up warm-up: its listener failed: " + cause)));
     boolean tls = !config.tlsCert().isEmpty();
     return child.deploy(vertx)
-        .compose(id -> StartupWarmup.run(vertx, created[0].port(), tls, startupWarmup)
+        .compose(id -> StartupWarmup.run(vertx, created[0].port(), tls, startupWarmup, warmupTenant)
             .onSuccess(r -> LOG.info("start-up warm-up: " + r))
             .eventually(() -> vertx.undeploy(id)))
         .onComplete(x -> listeners.remove(index))

@@ -26,17 +26,38 @@ import java.util.List;
  * seconds of traffic interpreting and compiling them (50 events/s to 200 subscribers: p99 80–130 ms
  * in the first 10 s, 10–14 ms once warm).
  *
- * <p>Only ephemeral events (kind {@link #KIND}) of a throwaway key, which are never stored: nothing
- * reaches the store, the outbox or the change feed, and no client sees them (none is connected yet).
- * Best effort: a policy that refuses the events, a socket the relay closes or the time running out ends
- * the warm-up early, and the relay starts anyway.
+ * <p>With a tenant of its own (the embedded SQLite store: a throwaway tenant whose store lives in a
+ * temporary directory and is deleted afterwards) most of its events are notes and reactions that are
+ * stored like any client's, so the stored-event path through the tree (root's persist round trip, the
+ * group commit, the dispatch after it) is compiled too: measured, that path's first events were the
+ * p99 of a fresh relay's first seconds. Without one (MySQL) it publishes only ephemeral events (kind
+ * {@link #KIND}) to the default tenant, which are never stored. Either way nothing reaches a served
+ * tenant's store, outbox or change feed, and no client sees its events (none is connected yet). Best
+ * effort: a policy that refuses the events, a socket the relay closes or the time running out ends the
+ * warm-up early, and the relay starts anyway.
  */
 final class StartupWarmup {
   /** An ephemeral kind (NIP-01: 20000–29999, relayed, never stored) with no meaning of its own. */
   static final int KIND = 29_999;
+  private static final String TOPIC = "cairn-warmup";
   static final int SUBSCRIBERS = 50;
   static final int PUBLISHERS = 4;
+  /** Its events' authors: author lists in filters, per-author state in policy. */
+  static final int AUTHORS = 8;
+  /**
+   * A short session (connect, REQ with stored history, COUNT, CLOSE, disconnect) starts this often while
+   * events flow, at most {@link #SESSIONS_OPEN} at once: code compiled for the event stream alone had
+   * never seen those messages and was thrown away (deoptimized) when the first clients brought them.
+   */
+  static final long SESSION_EVERY_MILLIS = 50;
+  static final int SESSIONS_OPEN = 4;
   static final int EVENTS_PER_SECOND = 1_000;
+  /**
+   * The second round, once the compilers are idle after the first: a client's pace for a second. Methods
+   * the first round left at C1's profiling tier (C2's thresholds grow with its queue, which the first
+   * round keeps long) cross them here, with the queue empty, instead of in the first clients' seconds.
+   */
+  static final int SECOND_ROUND_EVENTS = 300;
   private static final long TICK_MILLIS = 10;
   /** How often the compilers are looked at once the traffic is over. */
   private static final long POLL_MILLIS = 50;
@@ -44,13 +65,16 @@ final class StartupWarmup {
   static final long SETTLE_MILLIS = 5_000;
 
   /** What the warm-up did. {@code stopped} is empty when it ran to the end. */
-  record Report(int published, int accepted, long deliveries, long expected, long millis, long compilerMillis,
-      String stopped) {
+  record Report(int published, String tenant, int accepted, long deliveries, long expected, int sessions,
+      long millis, long compilerMillis, String stopped) {
     @Override
     public String toString() {
-      return published + " ephemeral events published (" + accepted + " accepted), " + deliveries + " of "
-          + expected + " deliveries to " + SUBSCRIBERS + " subscribers in " + millis + " ms, then "
-          + compilerMillis + " ms until the JIT compilers were idle"
+      String what = tenant != null
+          ? " events published to its own tenant " + tenant + " (notes and reactions stored, a fifth ephemeral; "
+          : " ephemeral events published (";
+      return published + what + accepted + " accepted), " + deliveries + " of "
+          + expected + " deliveries to " + SUBSCRIBERS + " subscribers and " + sessions + " short sessions (REQ,"
+          + " COUNT, CLOSE) in " + millis + " ms, then " + compilerMillis + " ms until the JIT compilers were idle"
           + (stopped.isEmpty() ? "" : "; stopped early: " + stopped);
     }
   }
@@ -59,6 +83,8 @@ final class StartupWarmup {
   private final int port;
   private final boolean tls;
   private final Duration duration;
+  /** The warm-up's own tenant (its events stored), or null: the default tenant, ephemeral events only. */
+  private final String tenant;
   private final List<WebSocket> subscribers = new ArrayList<>();
   private final List<WebSocket> publishers = new ArrayList<>();
   private final Promise<Report> done = Promise.promise();
@@ -66,72 +92,118 @@ final class StartupWarmup {
   private List<NostrEvent> events;
   private long startedAt;
   private long publishingSince;
+  /** The current round: its rate, the index of its first event and the index after its last. */
+  private int perSecond;
+  private int roundStart;
+  private int roundEnd;
   private int sent;
   private int oks;
   private int accepted;
   private long deliveries;
   private long ticker = -1;
   private long deadline = -1;
+  private long sessionTimer = -1;
+  private int sessionsOpen;
+  private int sessions;
   private boolean closing;
 
-  private StartupWarmup(Vertx vertx, int port, boolean tls, Duration duration) {
+  private StartupWarmup(Vertx vertx, int port, boolean tls, Duration duration, String tenant) {
     this.vertx = vertx;
     this.port = port;
     this.tls = tls;
     this.duration = duration;
+    this.tenant = tenant;
   }
 
-  /** Runs the warm-up against the listener on 127.0.0.1:{@code port}; never fails (see {@link Report}). */
-  static Future<Report> run(Vertx vertx, int port, boolean tls, Duration duration) {
-    return new StartupWarmup(vertx, port, tls, duration).start();
+  /**
+   * Runs the warm-up against the listener on 127.0.0.1:{@code port}, for {@code tenant} (null: the default
+   * tenant, ephemeral events only); never fails (see {@link Report}).
+   */
+  static Future<Report> run(Vertx vertx, int port, boolean tls, Duration duration, String tenant) {
+    return new StartupWarmup(vertx, port, tls, duration, tenant).start();
   }
 
   private Future<Report> start() {
     startedAt = System.currentTimeMillis();
     client = vertx.createWebSocketClient(new WebSocketClientOptions()
-        .setMaxConnections(SUBSCRIBERS + PUBLISHERS)
+        .setMaxConnections(SUBSCRIBERS + PUBLISHERS + SESSIONS_OPEN)
         // the relay's own listener, on loopback: its certificate is the one it serves to everyone
         .setSsl(tls).setTrustAll(true).setVerifyHost(false));
-    // one bound for the traffic: signing, connecting, publishing and the deliveries' arrival
-    deadline = vertx.setTimer(duration.toMillis() + 2 * SETTLE_MILLIS, id -> finish("time ran out"));
-    int count = (int) Math.max(1, duration.toMillis() * EVENTS_PER_SECOND / 1000);
+    // one bound for the traffic: signing, connecting, both rounds and the deliveries' arrival
+    deadline = vertx.setTimer(duration.toMillis() + 1_000 + 2 * SETTLE_MILLIS, id -> finish("time ran out"));
+    int first = (int) Math.max(1, duration.toMillis() * EVENTS_PER_SECOND / 1000);
+    int count = first + SECOND_ROUND_EVENTS;
     // Signing is CPU work: on a worker, not on this node's event loop.
-    vertx.executeBlocking(() -> sign(count), false)
+    vertx.executeBlocking(() -> sign(count, tenant != null), false)
         .compose(signed -> {
           events = signed;
           return connectAll();
         })
         .onSuccess(x -> {
-          publishingSince = System.currentTimeMillis();
-          ticker = vertx.setPeriodic(TICK_MILLIS, id -> publishTick());
+          sessionTimer = vertx.setPeriodic(SESSION_EVERY_MILLIS, id -> session());
+          round(first, EVENTS_PER_SECOND);
         })
         .onFailure(t -> finish("its connections could not be set up: " + t.getMessage()));
     return done.future();
   }
 
-  private static List<NostrEvent> sign(int count) {
-    EventSigner signer = EventSigner.random();
+  /**
+   * The events, each matched by every subscriber's filters: stored, in ten, six notes (tags of the usual
+   * shapes: none, a topic, mentions, a reply, a contact-list-like run of {@code p} tags), two reactions and
+   * two ephemeral events; ephemeral only (the same tags) without a tenant of its own.
+   */
+  private static List<NostrEvent> sign(int count, boolean stored) {
+    List<EventSigner> authors = new ArrayList<>();
+    List<List<String>> mentions = new ArrayList<>();
+    for (int a = 0; a < AUTHORS; a++) {
+      authors.add(EventSigner.random());
+      mentions.add(List.of("p", authors.get(a).pubkey()));
+    }
     long now = System.currentTimeMillis() / 1000;
+    List<String> topic = List.of("t", TOPIC);
     List<NostrEvent> out = new ArrayList<>(count);
     for (int i = 0; i < count; i++) {
-      out.add(signer.sign(now, KIND, List.of(List.of("t", "cairn-warmup"), List.of("p", signer.pubkey())),
-          SampleText.of(i)));
+      EventSigner by = authors.get(i % AUTHORS);
+      List<String> mention = mentions.get((i + 1) % AUTHORS);
+      int shape = i % 10;
+      List<List<String>> tags = switch (shape % 5) {
+        case 0 -> List.of(topic, mention);
+        case 1 -> List.of();
+        case 2 -> mentions;
+        case 3 -> List.of(topic);
+        default -> i >= 4 ? List.of(List.of("e", out.get(i - 4).id()), mention) : List.of(mention); // a reply
+      };
+      if (!stored || shape >= 8) {
+        out.add(by.sign(now, KIND, tags, SampleText.of(i)));
+      } else if (shape >= 6) { // on notes 0 and 1 of these ten: no two reactions alike (a duplicate is not delivered)
+        out.add(by.sign(now, 7, List.of(List.of("e", out.get(i - 6).id()), mention), "+"));
+      } else {
+        out.add(by.sign(now, 1, tags, SampleText.of(i)));
+      }
     }
     return out;
   }
 
+  /** The first {@code n} authors of its events, as a filter's {@code authors} value. */
+  private String authors(int n) {
+    return events.stream().limit(n).map(e -> '"' + e.pubkey() + '"')
+        .collect(java.util.stream.Collectors.joining(",", "[", "]"));
+  }
+
   private Future<?> connectAll() {
-    // the shapes clients use for live feeds, each matching every warm-up event
-    long since = events.get(0).createdAt() - 60;
+    // the shapes clients use for live feeds, each REQ matching every warm-up event; "since" keeps a
+    // served tenant's stored events out of their history (without a tenant of its own)
+    String since = "\"since\":" + (events.get(0).createdAt() - 60);
     String[] filters = {
-        "{\"kinds\":[1,7," + KIND + "],\"since\":" + since + "}",
-        "{\"kinds\":[" + KIND + "]}",
-        "{\"authors\":[\"" + events.get(0).pubkey() + "\"],\"since\":" + since + "}",
-        "{\"#t\":[\"cairn-warmup\"],\"kinds\":[" + KIND + "]}"};
+        "{\"kinds\":[1,7," + KIND + "]," + since + "}",
+        "{\"kinds\":[1,7]," + since + "},{\"kinds\":[" + KIND + "]," + since + "}",
+        // half the authors: an event whose author no filter names is the common case of a live relay
+        "{\"authors\":" + authors(AUTHORS / 2) + "," + since + "},{\"kinds\":[1,7," + KIND + "]," + since + "}",
+        "{\"#t\":[\"" + TOPIC + "\"],\"kinds\":[1]},{\"#p\":[\"" + events.get(0).pubkey() + "\"]},{" + since + "}"};
     List<Future<?>> ready = new ArrayList<>();
     for (int i = 0; i < SUBSCRIBERS; i++) {
       String filter = filters[i % filters.length];
-      ready.add(client.connect(port, "127.0.0.1", "/").compose(ws -> {
+      ready.add(client.connect(port, "127.0.0.1", path()).compose(ws -> {
         subscribers.add(ws);
         Promise<Void> eose = Promise.promise();
         ws.textMessageHandler(m -> onSubscriberMessage(m, eose));
@@ -141,13 +213,48 @@ final class StartupWarmup {
       }));
     }
     for (int i = 0; i < PUBLISHERS; i++) {
-      ready.add(client.connect(port, "127.0.0.1", "/").onSuccess(ws -> {
+      ready.add(client.connect(port, "127.0.0.1", path()).onSuccess(ws -> {
         publishers.add(ws);
         ws.textMessageHandler(this::onPublisherMessage);
         ws.closeHandler(v -> finish("the relay closed a publisher"));
       }));
     }
     return Future.all(ready);
+  }
+
+  /** The path of the tenant it writes to. */
+  private String path() {
+    return tenant != null ? "/t/" + tenant : "/";
+  }
+
+  /**
+   * One short session beside the event stream: a REQ whose history holds stored warm-up events, a COUNT,
+   * a CLOSE, a disconnect. Best effort: a session that fails is only not counted.
+   */
+  private void session() {
+    if (sessionsOpen >= SESSIONS_OPEN || roundEnd < 0 || closing || done.future().isComplete()) {
+      return;
+    }
+    sessionsOpen++;
+    String filter = "{\"authors\":" + authors(AUTHORS) + ",\"kinds\":[1],\"limit\":20}";
+    client.connect(port, "127.0.0.1", path()).onComplete(ar -> {
+      if (ar.failed()) {
+        sessionsOpen--;
+        return;
+      }
+      WebSocket ws = ar.result();
+      ws.closeHandler(v -> sessionsOpen--);
+      ws.textMessageHandler(m -> {
+        if (m.startsWith("[\"EOSE\"")) {
+          ws.writeTextMessage("[\"COUNT\",\"n\",{\"authors\":" + authors(AUTHORS) + ",\"kinds\":[7]}]");
+        } else if (m.startsWith("[\"COUNT\"") || m.startsWith("[\"CLOSED\"")) {
+          sessions++;
+          ws.writeTextMessage("[\"CLOSE\",\"s\"]");
+          ws.close();
+        }
+      });
+      ws.writeTextMessage("[\"REQ\",\"s\"," + filter + "]");
+    });
   }
 
   private void onSubscriberMessage(String m, Promise<Void> eose) {
@@ -181,8 +288,8 @@ final class StartupWarmup {
     if (done.future().isComplete()) {
       return;
     }
-    // open loop at EVENTS_PER_SECOND from the first tick, like clients that do not wait for OKs
-    long due = Math.min(events.size(), (System.currentTimeMillis() - publishingSince) * EVENTS_PER_SECOND / 1000 + 1);
+    // open loop at the round's rate from its first tick, like clients that do not wait for OKs
+    long due = Math.min(roundEnd, roundStart + (System.currentTimeMillis() - publishingSince) * perSecond / 1000 + 1);
     while (sent < due) {
       WebSocket ws = publishers.get(sent % publishers.size());
       if (ws.writeQueueFull()) {
@@ -191,14 +298,34 @@ final class StartupWarmup {
       ws.writeTextMessage("[\"EVENT\"," + events.get(sent).jsonText() + "]");
       sent++;
     }
-    if (sent == events.size()) {
+    if (sent == roundEnd) {
       vertx.cancelTimer(ticker);
     }
   }
 
+  /** Publishes the next {@code n} events at {@code rate} per second. */
+  private void round(int n, int rate) {
+    perSecond = rate;
+    roundStart = sent;
+    roundEnd = sent + n;
+    publishingSince = System.currentTimeMillis();
+    ticker = vertx.setPeriodic(TICK_MILLIS, id -> publishTick());
+  }
+
+  /** After a round's last OK and delivery: the second round once the compilers are idle, or the end. */
   private void finishWhenComplete() {
-    if (sent == events.size() && oks == sent && deliveries >= (long) accepted * SUBSCRIBERS) {
+    if (sent != roundEnd || oks != sent || deliveries < (long) accepted * SUBSCRIBERS || closing) {
+      return;
+    }
+    if (roundEnd == events.size()) {
       finish("");
+    } else {
+      roundEnd = -1; // between rounds
+      compilerIdle().onComplete(x -> {
+        if (!done.future().isComplete() && !closing) {
+          round(events.size() - sent, SECOND_ROUND_EVENTS);
+        }
+      });
     }
   }
 
@@ -209,6 +336,7 @@ final class StartupWarmup {
     }
     closing = true;
     vertx.cancelTimer(ticker);
+    vertx.cancelTimer(sessionTimer);
     vertx.cancelTimer(deadline);
     List<Future<?>> closed = new ArrayList<>();
     for (WebSocket ws : subscribers) {
@@ -227,8 +355,8 @@ final class StartupWarmup {
           System.gc();
           return null;
         }, false))
-        .onComplete(x -> done.complete(new Report(sent, accepted, deliveries, (long) accepted * SUBSCRIBERS,
-            trafficMillis, System.currentTimeMillis() - startedAt - trafficMillis, stopped)));
+        .onComplete(x -> done.complete(new Report(sent, tenant, accepted, deliveries, (long) accepted * SUBSCRIBERS,
+            sessions, trafficMillis, System.currentTimeMillis() - startedAt - trafficMillis, stopped)));
   }
 
   /**

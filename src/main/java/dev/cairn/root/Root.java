@@ -114,6 +114,12 @@ public final class Root extends VerticleBase {
   private BoundedChannel<NetworkInbox> toNetwork;
   private volatile boolean ready;
   private boolean networkManagerCreated;
+  /**
+   * The start-up warm-up's throwaway tenant (decision 0011): on SQLite its traffic is stored, in a store of
+   * its own in a temporary directory, so the stored-event path through the tree is warm too; null when
+   * there is none (no warm-up, MySQL, or once it is over).
+   */
+  private volatile String warmupTenant;
   private volatile DatabaseEngine currentEngine;
 
   /** An event between Submit and its outcome; every connection that sent it waits for one OK. */
@@ -187,6 +193,11 @@ public final class Root extends VerticleBase {
     toDatabaseQueries = new OrderedSender<>(channels.open("root->database-engine(query)", Addresses.DATABASE_ENGINE,
         s -> restart("database-engine", s)));
     toNetwork = channels.open("root->network-manager", Addresses.NETWORK_MANAGER);
+    if (!config.startupWarmup().isZero() && !config.store().mysql()) {
+      warmupTenant = "warmup-" + Long.toHexString(java.util.concurrent.ThreadLocalRandom.current().nextLong() >>> 16);
+      config.directory().beginWarmup(dev.cairn.config.TenantConfig.runtime(warmupTenant,
+          new JsonObject().put("name", "start-up warm-up"), config.relayInfo()));
+    }
     child("database-engine", Addresses.DATABASE_ENGINE, this::databaseEngine);
     child("delivery", Addresses.DELIVERY, () -> new Delivery(channels, crashReporter("delivery"))
         .withFeed(feedSettings, feedMetrics)
@@ -197,7 +208,7 @@ public final class Root extends VerticleBase {
     // is committed, and any dispatch of it still on its way is covered by a REQ's history query.
     child("network-manager", Addresses.NETWORK_MANAGER, () -> new NetworkManager(config, metrics, probes, channels,
         currentEngine.highWater(), listenerIncarnations::incrementAndGet, crashReporter("network-manager"))
-        .withAdmin(admin).withStartupWarmup(firstNetworkManager())
+        .withAdmin(admin).withStartupWarmup(firstNetworkManager(), warmupTenant, this::endWarmupTenant)
         .withStoreHighWater(t -> {
           DatabaseEngine e = currentEngine;
           return e == null ? -1 : e.highWaterOf(t);
@@ -226,6 +237,20 @@ public final class Root extends VerticleBase {
     return first ? config.startupWarmup() : java.time.Duration.ZERO;
   }
 
+  /**
+   * After the warm-up's traffic, before the listeners open: its tenant is unknown from now on, its store
+   * closed and deleted, its meters gone. Network-manager's context.
+   */
+  private Future<Void> endWarmupTenant() {
+    String tenant = warmupTenant;
+    if (tenant == null) {
+      return Future.succeededFuture();
+    }
+    warmupTenant = null;
+    config.directory().endWarmup();
+    return currentEngine.dropWarmupTenant().onComplete(x -> metrics.forgetTenant(tenant));
+  }
+
   private void child(String name, String address, Supplier<? extends Supervised> factory) {
     children.put(name, new Child(name, address, factory));
   }
@@ -250,7 +275,8 @@ public final class Root extends VerticleBase {
     boolean warmup = currentEngine == null && !config.startupWarmup().isZero() && !config.store().mysql();
     return currentEngine = new DatabaseEngine(channels, config.storeDir(), List.copyOf(config.tenants().keySet()),
         config.storeReaders(), config.storeWriters(), config.maxBatch(), config.limits().defaultLimit(), config.limits().maxLimit(),
-        crashReporter("database-engine")).withStore(config.store()).withStartupWarmup(warmup).withSignalPlane(signalMetrics == null ? null : signalSettings(), signalMetrics).withFeed(feedSettings, feedMetrics).withOutboxGauge(outboxPending)
+        crashReporter("database-engine")).withStore(config.store()).withStartupWarmup(warmup)
+        .withWarmupTenant(currentEngine == null ? warmupTenant : null).withSignalPlane(signalMetrics == null ? null : signalSettings(), signalMetrics).withFeed(feedSettings, feedMetrics).withOutboxGauge(outboxPending)
         .withOutboxSettledOnWrite(outboxSettings.deliversOutsideTheDb() ? null
             : dev.cairn.delivery.outbox.OutboxMetrics.publishedInDb(metrics.registry()))
         .withOutboxClaimedOnWrite(outboxSettings.relaysToNats())

@@ -147,6 +147,42 @@ public final class DatabaseEngine extends Supervised {
     return this;
   }
 
+  /** The start-up warm-up's throwaway tenant (decision 0011), or null; its store lives in {@link #warmupDir}. */
+  private String warmupTenant;
+  private Path warmupDir;
+
+  /**
+   * SQLite: serves the start-up warm-up's tenant {@code id} from a store in a temporary directory, its
+   * outbox rows written done (nothing of it reaches NATS or a handler), until {@link #dropWarmupTenant}.
+   * Call before deploying.
+   */
+  public DatabaseEngine withWarmupTenant(String id) {
+    this.warmupTenant = id;
+    return this;
+  }
+
+  /**
+   * Closes the warm-up tenant's store and deletes its directory (the tenant must be out of the directory
+   * already, and its traffic over); completes when gone. Any thread.
+   */
+  public Future<Void> dropWarmupTenant() {
+    if (warmupTenant == null) {
+      return Future.succeededFuture();
+    }
+    io.vertx.core.Promise<Void> dropped = io.vertx.core.Promise.promise();
+    context.runOnContext(v -> {
+      TenantStore gone = stores.remove(warmupTenant); // a Persist still on its way is refused (commitNext)
+      lastWriteMs.remove(warmupTenant);
+      dbErrors.remove(warmupTenant);
+      Future<Void> closed = gone == null ? Future.succeededFuture() : gone.close();
+      closed.transform(ar -> vertx.executeBlocking(() -> {
+        StoreWarmup.deleteTree(warmupDir);
+        return null;
+      }, false)).onComplete(ar -> dropped.complete());
+    });
+    return dropped.future();
+  }
+
   /** Whether this engine runs the store's start-up warm-up ({@link StoreWarmup}) before it reports started. */
   public DatabaseEngine withStartupWarmup(boolean warmup) {
     this.startupWarmup = warmup;
@@ -254,6 +290,10 @@ public final class DatabaseEngine extends Supervised {
         meta.ensureTenant(t);
         stores.put(t, openSqlite(t));
       }
+      if (warmupTenant != null) {
+        warmupDir = java.nio.file.Files.createTempDirectory("cairn-warmup-tenant");
+        stores.put(warmupTenant, openSqlite(warmupTenant));
+      }
       if (startupWarmup) {
         warmUp();
       }
@@ -282,8 +322,12 @@ public final class DatabaseEngine extends Supervised {
   }
 
   private SqliteTenant openSqlite(String tenant) {
-    SqliteTenantStore store = SqliteTenantStore.open(storeDir.resolve("tenants").resolve(tenant + ".db"), readers);
-    if (outboxSettledOnWrite != null) {
+    boolean warmup = tenant.equals(warmupTenant);
+    Path dir = warmup ? warmupDir : storeDir.resolve("tenants");
+    SqliteTenantStore store = SqliteTenantStore.open(dir.resolve(tenant + ".db"), readers);
+    if (warmup) {
+      store.settleOutboxOnWrite(delivered -> { }); // its rows are written done and counted nowhere
+    } else if (outboxSettledOnWrite != null) {
       store.settleOutboxOnWrite(outboxSettledOnWrite);
     } else if (outboxClaimedOnWrite) {
       store.claimOutboxOnWrite();
@@ -384,6 +428,7 @@ public final class DatabaseEngine extends Supervised {
     Future<Void> feedDone = (feed == null ? Future.<Void>succeededFuture() : feed.shutdown())
         .eventually(() -> signal == null ? Future.succeededFuture() : signal.stop());
     return feedDone.eventually(this::closeStores).eventually(() -> vertx.executeBlocking(() -> {
+      StoreWarmup.deleteTree(warmupDir); // stopped before the warm-up was over: its store goes all the same
       if (meta != null) {
         meta.close();
       }

@@ -122,7 +122,11 @@ final class StoreWarmup {
     }
   }
 
-  private static void deleteTree(Path dir) {
+  /** Deletes {@code dir} and what is in it, as far as it can (null: nothing). */
+  static void deleteTree(Path dir) {
+    if (dir == null) {
+      return;
+    }
     try (Stream<Path> files = Files.walk(dir)) {
       files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
     } catch (IOException e) {

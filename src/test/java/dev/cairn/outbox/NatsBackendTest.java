@@ -39,6 +39,28 @@ class NatsBackendTest {
     return ids;
   }
 
+  /**
+   * The start-up warm-up stores thousands of events (on SQLite, in a tenant of its own, decision 0011):
+   * none of them may reach the stream. Only the one event a client publishes afterwards does.
+   */
+  @Test
+  void theStartupWarmupsEventsNeverReachTheStream() throws Exception {
+    EventSigner carol = EventSigner.random();
+    try (NatsSupport nats = new NatsSupport();
+        TestRelay relay = TestRelay.start(nats.config(NatsSupport.URL, "jetstream"),
+            java.util.Map.of("CAIRN_STARTUP_WARMUP", "1s"));
+        RelayClient client = relay.connect()) {
+      String id = publish(client, carol, 1, "after the warm-up").get(0);
+      OutboxDb.await("the client's event in the stream", 30, () -> nats.messageCount() >= 1);
+      Thread.sleep(1_000); // anything else on its way would land meanwhile
+      List<MessageInfo> messages = nats.messages();
+      assertEquals(1, messages.size(), "only the client's event");
+      assertEquals(nats.prefix + ".default.EventStored", messages.get(0).getSubject());
+      assertEquals(id, new JsonObject(new String(messages.get(0).getData(), StandardCharsets.UTF_8))
+          .getJsonObject("payload").getString("id"));
+    }
+  }
+
   @Test
   void nEventsGiveExactlyNMessagesWithTheirMsgIdAndARelayedTwiceRowIsOneMessage() throws Exception {
     EventSigner alice = EventSigner.random();
