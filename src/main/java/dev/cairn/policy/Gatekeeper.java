@@ -110,6 +110,29 @@ final class Gatekeeper {
   }
 
   /**
+   * Drops the rules and state (rate buckets, duplicate-content memory) of runtime tenants that are gone,
+   * including those never looked up again: a removed runtime tenant, the start-up warm-up's tenant.
+   */
+  void forgetGone() {
+    if (directory == null) {
+      return;
+    }
+    runtimeInstalled.keySet().removeIf(tenant -> {
+      if (directory.get(tenant) != null) {
+        return false;
+      }
+      rules.remove(tenant);
+      state.remove(tenant);
+      return true;
+    });
+  }
+
+  /** Tenants whose rules are in force here (tests). */
+  int tenantsWithRules() {
+    return rules.size();
+  }
+
+  /**
    * Swaps in the rules of {@code next} for every tenant this server runs; tenants the new config
    * does not have keep their rules. Returns what changed, one line per change.
    */

@@ -37,6 +37,9 @@ public final class Policy extends Supervised {
   private ExternalJudges externals;
   private BoundedChannel<RootInbox> toRoot;
 
+  /** How often the rules and state of runtime tenants that are gone are dropped. */
+  private static final long FORGET_GONE_TENANTS_MILLIS = 60_000;
+
   public Policy(Channels channels, CairnConfig config, CairnMetrics metrics, RelayAdmin admin, CrashReporter root) {
     super(root);
     this.admin = admin;
@@ -59,6 +62,7 @@ public final class Policy extends Supervised {
       externals.configure(config.policy(), config.tenants().keySet());
       toRoot = channels.open("policy->root", Addresses.ROOT);
       new Inbox<>(vertx, Addresses.POLICY, PolicyInbox.class, this::handle);
+      vertx.setPeriodic(FORGET_GONE_TENANTS_MILLIS, id -> gatekeeper.forgetGone());
       if (config.source().file() != null) {
         reloader = new RuleReloader(vertx, config.source(), config.raw(), this::reload, metrics,
             rules -> java.prepare(rules, true));

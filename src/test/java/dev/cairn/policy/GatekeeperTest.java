@@ -67,6 +67,24 @@ class GatekeeperTest {
   }
 
   @Test
+  void theStateOfARuntimeTenantThatIsGoneIsDroppedEvenIfNoEventAsksForIt() throws Exception {
+    CairnConfig c = config(new JsonObject().put("policy", new JsonObject()
+        .put("duplicate_content", new JsonObject().put("window", "1m"))));
+    Gatekeeper g = gatekeeper(c).withDirectory(c.directory());
+    int configured = g.tenantsWithRules();
+    c.directory().publish(Map.of("rt", dev.cairn.config.TenantConfig.runtime("rt", new JsonObject(), c.relayInfo()),
+        "kept", dev.cairn.config.TenantConfig.runtime("kept", new JsonObject(), c.relayInfo())));
+    assertNull(judge(g, "rt", note(B, "remembered words"), 0));
+    assertNull(judge(g, "kept", note(B, "remembered words"), 0));
+    assertEquals(configured + 2, g.tenantsWithRules());
+    c.directory().publish(Map.of("kept", c.directory().get("kept")));
+    g.forgetGone();
+    assertEquals(configured + 1, g.tenantsWithRules(), "the removed tenant's rules and state are gone");
+    assertEquals("duplicate_content", judge(g, "kept", note(B, "remembered words"), 0).rule(),
+        "a tenant still served keeps its state");
+  }
+
+  @Test
   void muteComesLastSoAMutedAuthorIsTreatedLikeAnyoneElse() throws Exception {
     Gatekeeper g = gatekeeper(config(new JsonObject().put("policy", new JsonObject()
         .put("mute_pubkeys", new JsonArray().add(A.pubkey()))
