@@ -131,6 +131,12 @@ class StartupWarmupTest {
       } else { // its own tenant has no plugin (a config-file tenant's plugin is the default tenant's alone)
         assertTrue(assertRanToTheEnd() != null);
         assertEquals(tempBefore, warmupDirs(), "its tenant's store is deleted");
+        assertEquals(0.0, Plugins.requests(relay, "default", "accept"), "the plugin was asked about none of its events");
+        try (RelayClient client = RelayClient.connect(relay.port(), "/")) {
+          JsonArray ok = client.publishAndWait(Events.note(SIGNER, "judged by the plugin", List.of()));
+          assertTrue(ok.getBoolean(2), ok.encode());
+        }
+        assertEquals(1.0, Plugins.requests(relay, "default", "accept"), "a client's event is put to the plugin");
       }
     } finally {
       java.nio.file.Files.walk(dir).sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
