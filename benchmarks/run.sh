@@ -329,7 +329,7 @@ fi
 ingest_on() {
   tool_args "$1"
   run_step "$1" "ingest on ${R_NAME[$1]} (C x in-flight: $INGEST_LEVELS, ${INGEST_DURATION} s each)" \
-    "${JAVA[@]}" -Xmx3g dev.cairn.bench.load.IngestLoad "${TOOL_ARGS[@]}" --file "$WORK/main.jsonl" \
+    "${JAVA[@]}" -Xmx3g dev.cairn.bench.load.IngestLoad "${TOOL_ARGS[@]}" "${PID_ARGS[@]}" --file "$WORK/main.jsonl" \
     --levels "$INGEST_LEVELS" --duration "$INGEST_DURATION"
 }
 wants ingest && on_relays ingest ingest_on
@@ -362,7 +362,7 @@ if wants query; then
     run_step "$1" "preload ${R_NAME[$1]} with $QUERY_PRELOAD events" "${JAVA[@]}" -Xmx3g dev.cairn.bench.load.IngestLoad \
       "${TOOL_ARGS[@]}" --preload --level query --file "$WORK/main.jsonl" --max-events "$QUERY_PRELOAD" "${PRELOAD_ARGS[@]}"
     run_step "$1" "query on ${R_NAME[$1]} ($QUERY_CONNS connections, closed loop, $QUERY_DURATION s)" \
-      "${JAVA[@]}" -Xmx2g dev.cairn.bench.load.QueryLoad "${TOOL_ARGS[@]}" --queries "$WORK/queries.jsonl" \
+      "${JAVA[@]}" -Xmx2g dev.cairn.bench.load.QueryLoad "${TOOL_ARGS[@]}" "${PID_ARGS[@]}" --queries "$WORK/queries.jsonl" \
       --connections "$QUERY_CONNS" --duration "$QUERY_DURATION"
   }
   on_relays query query_on

@@ -25,7 +25,8 @@ import java.util.concurrent.atomic.LongAdder;
  * "overload" offers more than a relay can deliver on this machine, "latency" a rate every relay keeps up
  * with. Measures deliveries/s, publish->delivery latency (the EVENT's send time at the publisher to its
  * arrival at each subscriber, one process, one clock), the publishers' EVENT->OK latency, and the relay's
- * RSS (VmRSS of --pid every 200 ms: start and max). Gatling cannot correlate one virtual user's send with
+ * RSS (VmRSS of --pid every 200 ms: start and max) and CPU time per delivery ({@link RelayCpu}, from the
+ * first offer to the end of the drain). Gatling cannot correlate one virtual user's send with
  * another's receive, hence this Java client.
  *
  * <pre>
@@ -273,6 +274,7 @@ public final class FanoutLoad {
         });
       }
       long start = System.nanoTime();
+      RelayCpu cpu = RelayCpu.start(a.lng("pid", -1));
       for (Publisher pub : pubs) pub.run(new ArrayDeque<>(), Long.MAX_VALUE, Promise.promise());
       // paced offering: event k is offered at start + k / rate
       int k = 0;
@@ -319,6 +321,7 @@ public final class FanoutLoad {
         writeTrace(Path.of(trace + "-" + lv.name() + ".tsv"), start, sendNanos, okNanos, okState, slowestDelivery);
       }
       double drainS = (System.nanoTime() - publishEnd) / 1e9;
+      double relayCpuS = cpu.seconds();
       rss.close();
 
       // the verdict
@@ -375,6 +378,7 @@ public final class FanoutLoad {
         r.put("close_reasons", sb.toString());
       }
       rss.report(r);
+      RelayCpu.put(r, "relay_cpu_us_per_delivery", relayCpuS, deliveries.sum(), 1e6);
       System.out.printf(Locale.ROOT, "fanout %s S=%d P=%d offered %.0f/s: %d offered, %d OK'd (%d without OK within %d s),"
           + " %d deliveries, %.0f deliveries/s; publish->delivery %s; EVENT->OK %s; %d subscribers closed by the relay,"
           + " %d missed and %d duplicated on the %d connected; RSS start %s MB max %s MB; drain %.1f s%n",

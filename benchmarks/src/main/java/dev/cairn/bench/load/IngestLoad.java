@@ -19,6 +19,7 @@ import java.util.concurrent.TimeUnit;
  * IngestLoad --file events.jsonl [--url ws://127.0.0.1:7777] [--levels 1x50,50x20]
  *            [--connections 1,50,500 --window 32] [--duration 30] [--ok-timeout 30]
  *            [--preload [--max-events N]] [--chunk 50000] [--relay-name NAME] [--result-file f.jsonl]
+ *            [--pid PID]
  * </pre>
  *
  * {@code --levels CxW,...}: C connections with W EVENTs in flight each (default 1x50,50x20, the ingest
@@ -29,7 +30,8 @@ import java.util.concurrent.TimeUnit;
  * just ends sooner; rates are over the time actually spent). With
  * --preload the whole file is sent once (in chunks), without a time limit. Exit status 1 when the relay
  * could not be reached, closed a connection, left EVENTs without OK (no OK at all for --ok-timeout
- * seconds), or answered OK false other than "duplicate:".
+ * seconds), or answered OK false other than "duplicate:". With --pid (the relay's process on this
+ * machine) each level also reports the relay's CPU time per accepted event ({@link RelayCpu}).
  */
 public final class IngestLoad {
   public static void main(String[] argv) throws Exception {
@@ -59,7 +61,7 @@ public final class IngestLoad {
         int w = levels.get(k)[1];
         Result r = new Result(scenario, "java-windowed");
         r.put("level", c + "x" + w).put("connections", c).put("window", w).put("url", url);
-        oneLevel(url, EventFile.slice(all, first + k, slices), c, w, durationS, okTimeoutS, r);
+        oneLevel(url, EventFile.slice(all, first + k, slices), c, w, durationS, okTimeoutS, a.lng("pid", -1), r);
         status |= r.finish(a);
         if (r.failed()) break;
       }
@@ -88,7 +90,7 @@ public final class IngestLoad {
 
   /** Runs one connection level on its slice of the file, until the slice is sent or the duration is over. */
   static void oneLevel(String url, List<EventLine> events, int c, int window, double durationS,
-      long okTimeoutS, Result r) throws Exception {
+      long okTimeoutS, long relayPid, Result r) throws Exception {
     if (events.isEmpty()) {
       r.error("no events for this level: generate a larger file");
       return;
@@ -100,10 +102,12 @@ public final class IngestLoad {
       List<Publisher> pubs = connect(ws, c, window, counters, lat, r);
       if (pubs == null) return;
       long start = System.nanoTime();
+      RelayCpu cpu = RelayCpu.start(relayPid);
       long deadline = start + (long) (durationS * 1e9);
       runBatch(pubs, queues, deadline, okTimeoutS, counters, r);
       double elapsed = elapsedSeconds(counters, start);
       report(r, counters, lat, elapsed);
+      cpu.report(r, "relay_cpu_us_per_event", counters.accepted.sum(), 1e6);
       System.out.printf(Locale.ROOT, "ingest c=%d window=%d: %d EVENTs, %d accepted, %d duplicate, %.0f events/s OK'd"
           + " (%.0f accepted/s) over %.1f s; EVENT->OK %s%n", c, window, counters.sent.sum(), counters.accepted.sum(),
           counters.duplicate.sum(), counters.okd() / elapsed, counters.accepted.sum() / elapsed, elapsed,

@@ -30,7 +30,10 @@ import java.util.concurrent.atomic.LongAdder;
  * --duration seconds. Reports queries/s and REQ->EOSE latency overall and per shape, and events per REQ.
  *
  * <pre>QueryLoad --queries queries.jsonl [--url ws://...] [--connections 10] [--duration 30] [--req-timeout 30]
- *           [--relay-name NAME] [--result-file f.jsonl]</pre>
+ *           [--relay-name NAME] [--result-file f.jsonl] [--pid PID]</pre>
+ *
+ * With --pid (the relay's process on this machine) the mix also reports the relay's CPU time per query
+ * ({@link RelayCpu}).
  *
  * Fails when a REQ gets CLOSED or no EOSE within --req-timeout seconds, an ids query does not return every
  * requested (stored) id, the relay closes a connection, or no REQ completed.
@@ -84,6 +87,7 @@ public final class QueryLoad {
         .put("url", url);
 
     long start;
+    double relayCpuS;
     try (Ws ws = new Ws(url, c)) {
       long[] deadline = {Long.MAX_VALUE};
       List<Conn> conns;
@@ -95,6 +99,7 @@ public final class QueryLoad {
         return allResult.finish(a);
       }
       start = System.nanoTime();
+      RelayCpu cpu = RelayCpu.start(a.lng("pid", -1));
       deadline[0] = start + (long) (durationS * 1e9);
       List<CompletableFuture<Void>> dones = new ArrayList<>();
       for (Conn conn : conns) {
@@ -110,6 +115,7 @@ public final class QueryLoad {
       } catch (java.util.concurrent.TimeoutException e) {
         allResult.error("the connections did not finish in time");
       }
+      relayCpuS = cpu.seconds();
       conns.forEach(Conn::close);
       Thread.sleep(100);
     }
@@ -131,6 +137,7 @@ public final class QueryLoad {
     Latencies.Snapshot snap = all.lat.snapshot();
     allResult.put("reqs", total).put("seconds", Result.round(elapsed)).put("reqs_per_s", Result.round(total / elapsed))
         .put("events_per_req", Result.round((double) all.events.sum() / Math.max(1, total))).latency("req_eose", snap);
+    RelayCpu.put(allResult, "relay_cpu_ms_per_query", relayCpuS, total, 1e3);
     if (total == 0) allResult.error("no REQ got its EOSE");
     if (timeouts.sum() > 0) allResult.error(timeouts.sum() + " REQs got no EOSE within " + reqTimeoutMs / 1000 + " s");
     if (closedReqs.sum() > 0) allResult.error(closedReqs.sum() + " REQs got CLOSED instead of EOSE");

@@ -8,6 +8,8 @@ import io.vertx.core.http.WebSocket;
 import io.vertx.core.http.WebSocketClient;
 import io.vertx.core.http.WebSocketClientOptions;
 import io.vertx.core.http.WebSocketConnectOptions;
+import io.vertx.core.internal.ContextInternal;
+import io.vertx.core.internal.VertxInternal;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -34,8 +36,17 @@ public final class Ws implements AutoCloseable {
         .setTrustAll(true));
   }
 
+  /**
+   * Connects on an event loop of its own, round robin over the client's event loops: a connect called
+   * from a connection's handler would otherwise land on that connection's event loop, and every socket
+   * of the run would share one thread — the tool, not the relay, would set the pace.
+   */
   public Future<WebSocket> connect() {
-    return client.connect(new WebSocketConnectOptions().setAbsoluteURI(url).setTimeout(30_000));
+    ContextInternal ctx = ((VertxInternal) vertx).createEventLoopContext();
+    Promise<WebSocket> connected = ctx.promise();
+    ctx.runOnContext(v -> client.connect(new WebSocketConnectOptions().setAbsoluteURI(url).setTimeout(30_000))
+        .onComplete(connected));
+    return connected.future();
   }
 
   /**

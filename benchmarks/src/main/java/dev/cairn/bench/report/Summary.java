@@ -113,6 +113,7 @@ public final class Summary {
         f("EVENT→OK p99 ms", "event_ok_p99_ms", Better.LOWER),
         f("EVENT→OK max ms", "event_ok_max_ms", Better.LOWER),
         f("events accepted", "accepted", Better.INFO),
+        f("relay CPU µs per accepted event", "relay_cpu_us_per_event", Better.LOWER),
         f("seconds", "seconds", Better.INFO)));
     if (ceiling != null) {
       ingestFigures.add(1, new Figure("% of the libsecp256k1 verify ceiling", r -> {
@@ -154,6 +155,7 @@ public final class Summary {
             f("duplicated on connected subscribers", "duplicated", Better.INFO),
             f("relay RSS at start MB", "rss_start_mb", Better.LOWER),
             f("relay RSS max MB", "rss_max_mb", Better.LOWER),
+            f("relay CPU µs per delivery", "relay_cpu_us_per_delivery", Better.LOWER),
             f("drain s", "drain_seconds", Better.INFO),
             f("drain cut off while deliveries still arrived", "drain_cut_off", Better.INFO)),
         r -> r.getString("close_reasons") == null ? null : "closed subscribers: " + r.getString("close_reasons"));
@@ -166,6 +168,7 @@ public final class Summary {
             f("queries/s", "reqs_per_s", Better.HIGHER),
             f("REQ→EOSE p50 ms", "req_eose_p50_ms", Better.LOWER),
             f("REQ→EOSE p99 ms", "req_eose_p99_ms", Better.LOWER),
+            f("relay CPU ms per query", "relay_cpu_ms_per_query", Better.LOWER),
             f("events per REQ", "events_per_req", Better.INFO),
             f("REQs", "reqs", Better.INFO)),
         null);
