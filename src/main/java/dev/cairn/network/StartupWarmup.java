@@ -40,6 +40,7 @@ final class StartupWarmup {
   /** An ephemeral kind (NIP-01: 20000–29999, relayed, never stored) with no meaning of its own. */
   static final int KIND = 29_999;
   private static final String TOPIC = "cairn-warmup";
+  private static final String RELAY_HINT = "wss://relay.example.com";
   static final int SUBSCRIBERS = 50;
   static final int PUBLISHERS = 4;
   /** Its events' authors: author lists in filters, per-author state in policy. */
@@ -149,7 +150,8 @@ final class StartupWarmup {
 
   /**
    * The events, each matched by every subscriber's filters: stored, in ten, six notes (tags of the usual
-   * shapes: none, a topic, mentions, a reply, a contact-list-like run of {@code p} tags), two reactions and
+   * shapes: none, a topic, mentions with and without a relay hint, a reply with its NIP-10 marker, a
+   * contact-list-like run of {@code p} tags), two reactions and
    * two ephemeral events; ephemeral only (the same tags) without a tenant of its own.
    */
   private static List<NostrEvent> sign(int count, boolean stored) {
@@ -166,12 +168,16 @@ final class StartupWarmup {
       EventSigner by = authors.get(i % AUTHORS);
       List<String> mention = mentions.get((i + 1) % AUTHORS);
       int shape = i % 10;
+      // tags of two, three and four elements (a relay hint, a NIP-10 marker), as clients send them: code
+      // compiled for one shape of tag list is thrown away when the first client's other shape comes
       List<List<String>> tags = switch (shape % 5) {
         case 0 -> List.of(topic, mention);
         case 1 -> List.of();
         case 2 -> mentions;
-        case 3 -> List.of(topic);
-        default -> i >= 4 ? List.of(List.of("e", out.get(i - 4).id()), mention) : List.of(mention); // a reply
+        case 3 -> List.of(topic, List.of("p", mention.get(1), RELAY_HINT));
+        default -> i >= 4 // a reply
+            ? List.of(List.of("e", out.get(i - 4).id(), RELAY_HINT, "reply"), mention)
+            : List.of(mention);
       };
       if (!stored || shape >= 8) {
         out.add(by.sign(now, KIND, tags, SampleText.of(i)));
