@@ -151,8 +151,8 @@ final class StartupWarmup {
   /**
    * The events, each matched by every subscriber's filters: stored, in ten, six notes (tags of the usual
    * shapes: none, a topic, mentions with and without a relay hint, a reply with its NIP-10 marker, a
-   * contact-list-like run of {@code p} tags), two reactions and
-   * two ephemeral events; ephemeral only (the same tags) without a tenant of its own.
+   * contact-list-like run of {@code p} tags), two reactions and two ephemeral events; ephemeral only
+   * (the same tags) without a tenant of its own.
    */
   private static List<NostrEvent> sign(int count, boolean stored) {
     List<EventSigner> authors = new ArrayList<>();
