@@ -80,7 +80,7 @@ class LoadClientsTest {
     List<String> args = new java.util.ArrayList<>(List.of("--url", url, "--file", f.toString(),
         "--subscribers", "20", "--publishers", "2", "--duration", "1", "--ok-timeout", "3", "--quiet", "1",
         "--drain-max", "3", "--pid", Long.toString(ProcessHandle.current().pid()), "--relay-name", "mock",
-        "--result-file", results.toString()));
+        "--result-file", results.toString(), "--client-warmup", "0"));
     args.addAll(List.of(level));
     return dev.cairn.bench.load.FanoutLoad.run(new Args(args.toArray(String[]::new)));
   }
@@ -98,6 +98,21 @@ class LoadClientsTest {
       assertEquals("mock", r.getString("relay"));
       assertTrue(r.getDouble("delivery_p50_ms") > 0);
       assertTrue(r.getDouble("rss_max_mb") >= r.getDouble("rss_start_mb"), "RSS sampled (this JVM's pid)");
+    }
+  }
+
+  @Test
+  void clientWarmupStaysInTheToolsOwnProcess() throws Exception {
+    try (MockRelay relay = new MockRelay()) {
+      Path results = dir.resolve("fan-warm.jsonl");
+      assertEquals(0, fanout(relay.url(), results, "--rate", "100", "--client-warmup", "0.3"));
+      assertEquals(100, relay.stored(), "the relay under test saw only the level's events");
+      List<String> lines = Files.readAllLines(results);
+      assertEquals(1, lines.size(), "the warm-up is not reported");
+      JsonObject r = new JsonObject(lines.get(0));
+      assertEquals("rate100", r.getString("level"));
+      assertEquals(100L * 20, r.getLong("deliveries"));
+      assertEquals(0L, r.getLong("missed"));
     }
   }
 

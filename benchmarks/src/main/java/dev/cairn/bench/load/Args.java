@@ -19,6 +19,21 @@ public final class Args {
     }
   }
 
+  private Args(Map<String, String> values) {
+    this.values.putAll(values);
+  }
+
+  /** A copy with {@code --key value} set ({@code value} null: the option removed). */
+  public Args with(String key, String value) {
+    Args copy = new Args(values);
+    if (value == null) {
+      copy.values.remove(key);
+    } else {
+      copy.values.put(key, value);
+    }
+    return copy;
+  }
+
   public String str(String key, String def) {
     return values.getOrDefault(key, def);
   }
