@@ -47,8 +47,9 @@ public final class SqliteTenantStore implements AutoCloseable {
   static final int FEED_STATEMENT_TIMEOUT_SECONDS = 5;
   /**
    * WAL frames (of 4 KiB pages) past which the writer finishes the checkpointer's work between two
-   * transactions so that the WAL starts over ({@link #finishCheckpoint}): 16 MiB, a quarter of the
-   * {@code journal_size_limit} the WAL file is cut back to when it starts over.
+   * transactions so that the WAL starts over ({@link #finishCheckpoint}): 16 MiB. Under sustained writes
+   * the file still grows well past it between restarts (the checkpointer's cycle, its syncs); it is cut
+   * back only past {@link SqliteFiles#WAL_SIZE_LIMIT}.
    */
   static final int WAL_RESTART_FRAMES = 4096;
   /**

@@ -77,6 +77,18 @@ class WalBoundTest extends StoreTestBase {
         "closed, the store leaves no descriptor of its DB file open (the one it flushes through included)");
   }
 
+  @org.junit.jupiter.api.Test
+  void aWalIsCutBackOnlyPastItsSizeLimit() throws Exception {
+    // cut back at every restart to 64 MiB, a busy tenant's WAL (64-280 MB between restarts) was grown
+    // again each time: the writer's connection keeps up to 512 MiB (decision 0003)
+    try (Connection c = SqliteFiles.open(dir.resolve("limit.db"), SqliteFiles.Role.WRITER);
+        Statement st = c.createStatement();
+        ResultSet rs = st.executeQuery("PRAGMA journal_size_limit")) {
+      assertTrue(rs.next());
+      assertEquals(512L << 20, rs.getLong(1));
+    }
+  }
+
   /** {@code PRAGMA quick_check} on a new connection: "ok", or SQLite's findings joined. */
   private static String quickCheck(Path file) throws Exception {
     try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + file);
