@@ -9,7 +9,8 @@ Server->client segments are searched for ["OK","<id>" (the OK) and "id":"<id>" (
 
 Per event: EVENT->OK (first OK for its id) and EVENT->last delivery (the latest of the server->client
 frames that carry its id: the slowest subscriber). Needs the whole client->server stream and the
-server->client segments that matter; capture them apart so the deliveries need not all be kept:
+server->client segments that matter; capture them apart so the deliveries need not all be kept
+(tcpdump from Debian's package of that name, as root):
 
   tcpdump -i lo -s 0 -B 65536 -w in.pcap 'tcp dst port 7817' &
   # OKs only (segments that begin with an OK frame: what publishers get):
