@@ -10,10 +10,8 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
-import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -50,8 +48,7 @@ public final class SseLoad {
     String base = httpBase(url);
     long timeoutS = a.lng("timeout", 120);
     List<EventLine> lines = EventFile.readAll(Path.of(a.required("file")), a.integer("max-events", Integer.MAX_VALUE));
-    Set<String> expected = new HashSet<>();
-    for (EventLine e : lines) expected.add(e.id());
+    IdSet expected = new IdSet(lines.stream().map(EventLine::id).toList());
     Result r = new Result("sse", "java").put("level", "replay").put("url", base + "/v1/events?since=0")
         .put("events_preloaded", expected.size());
     HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
@@ -73,10 +70,10 @@ public final class SseLoad {
 
     int warmups = a.integer("warmup", 0);
     for (int w = 1; w <= warmups; w++) {
-      Replay x = replay(http, base, high, expected, timeoutS);
+      Replay x = replay(base, high, expected, timeoutS);
       System.out.printf(Locale.ROOT, "sse warm-up replay %d of %d: %.0f events/s%n", w, warmups, x.storedFrames / x.secs);
     }
-    Replay x = replay(http, base, high, expected, timeoutS);
+    Replay x = replay(base, high, expected, timeoutS);
     if (x.error != null) {
       r.error(x.error);
       return r.finish(a);
@@ -111,28 +108,26 @@ public final class SseLoad {
   }
 
   /** One {@code GET /v1/events?since=0}, read until the row of {@code high} (or the timeout). */
-  private static Replay replay(HttpClient http, String base, long high, Set<String> expected, long timeoutS)
+  private static Replay replay(String base, long high, IdSet expected, long timeoutS)
       throws Exception {
     long t0 = System.nanoTime();
     long firstFrame = 0;
     long lastSeq = -1;
     long storedFrames = 0;
     long otherFrames = 0;
-    Set<String> seen = new HashSet<>();
+    IdSet.Seen seen = expected.seen();
     long bytes = 0;
     String ended = null;
-    HttpRequest req = HttpRequest.newBuilder(URI.create(base + "/v1/events?since=0"))
-        .header("Accept", "text/event-stream").timeout(Duration.ofSeconds(timeoutS)).GET().build();
-    HttpResponse<InputStream> resp = http.send(req, HttpResponse.BodyHandlers.ofInputStream());
-    if (resp.statusCode() != 200) {
-      resp.body().close();
+    SseSocket resp = SseSocket.open(URI.create(base + "/v1/events?since=0"), (int) Math.min(Integer.MAX_VALUE, timeoutS * 1000));
+    if (resp.status != 200) {
+      resp.close();
       Replay failed = new Replay();
-      failed.error = "GET /v1/events?since=0 answered " + resp.statusCode();
+      failed.error = "GET /v1/events?since=0 answered " + resp.status;
       return failed;
     }
     long deadline = t0 + timeoutS * 1_000_000_000L;
-    SseLineReader in = new SseLineReader(resp.body());
-    try (InputStream body = resp.body()) {
+    SseLineReader in = new SseLineReader(resp.body);
+    try (resp) {
       String type = null;
       long seq = -1;
       while (true) {
@@ -153,8 +148,8 @@ public final class SseLoad {
           if (firstFrame == 0) firstFrame = System.nanoTime();
           if ("stored".equals(type)) {
             storedFrames++;
-            String id = in.eventId();
-            if (id != null && expected.contains(id)) seen.add(id);
+            int id = in.eventIdOffset();
+            if (id >= 0) seen.mark(in.buf, id);
           } else {
             otherFrames++;
           }
@@ -176,7 +171,7 @@ public final class SseLoad {
     x.otherFrames = otherFrames;
     x.lastSeq = lastSeq;
     x.bytes = bytes;
-    x.seen = seen.size();
+    x.seen = seen.count();
     x.secs = Math.max(1e-6, (t1 - t0) / 1e9);
     x.firstFrameMs = firstFrame == 0 ? -1 : (firstFrame - t0) / 1e6;
     x.ended = ended;
