@@ -38,7 +38,6 @@ final class SseSocket implements AutoCloseable {
     try {
       socket.connect(new InetSocketAddress(uri.getHost(), port), timeoutMillis);
       socket.setSoTimeout(timeoutMillis);
-      socket.setReceiveBufferSize(1 << 20);
       String target = uri.getRawPath() + (uri.getRawQuery() == null ? "" : "?" + uri.getRawQuery());
       OutputStream out = socket.getOutputStream();
       out.write(("GET " + target + " HTTP/1.1\r\nHost: " + uri.getHost() + ":" + port
