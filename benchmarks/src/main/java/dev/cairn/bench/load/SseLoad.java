@@ -58,7 +58,13 @@ public final class SseLoad {
     long high = -1;
     long probeUntil = System.nanoTime() + 30_000_000_000L;
     while (System.nanoTime() < probeUntil) {
-      long h = highSeq(http, base);
+      long h;
+      try {
+        h = highSeq(http, base);
+      } catch (java.io.IOException e) {
+        r.error("GET " + base + "/v1/events failed: " + e);
+        return r.finish(a);
+      }
       if (h >= expected.size() && h == high) break;
       high = h;
       Thread.sleep(300);
@@ -71,6 +77,10 @@ public final class SseLoad {
     int warmups = a.integer("warmup", 0);
     for (int w = 1; w <= warmups; w++) {
       Replay x = replay(base, high, expected, timeoutS);
+      if (x.error != null) {
+        r.error("warm-up replay " + w + ": " + x.error);
+        return r.finish(a);
+      }
       System.out.printf(Locale.ROOT, "sse warm-up replay %d of %d: %.0f events/s%n", w, warmups, x.storedFrames / x.secs);
     }
     Replay x = replay(base, high, expected, timeoutS);
@@ -118,7 +128,14 @@ public final class SseLoad {
     IdSet.Seen seen = expected.seen();
     long bytes = 0;
     String ended = null;
-    SseSocket resp = SseSocket.open(URI.create(base + "/v1/events?since=0"), (int) Math.min(Integer.MAX_VALUE, timeoutS * 1000));
+    SseSocket resp;
+    try {
+      resp = SseSocket.open(URI.create(base + "/v1/events?since=0"), (int) Math.min(Integer.MAX_VALUE, timeoutS * 1000));
+    } catch (java.io.IOException e) {
+      Replay failed = new Replay();
+      failed.error = "GET /v1/events?since=0 failed: " + e.getMessage();
+      return failed;
+    }
     if (resp.status != 200) {
       resp.close();
       Replay failed = new Replay();

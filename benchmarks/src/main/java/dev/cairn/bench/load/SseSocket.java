@@ -49,7 +49,7 @@ final class SseSocket implements AutoCloseable {
       if (parts.length < 2 || !parts[0].startsWith("HTTP/1.")) {
         throw new IOException("not an HTTP/1.x response: " + statusLine);
       }
-      int status = Integer.parseInt(parts[1]);
+      int status = number(parts[1], 10, "status code in \"" + statusLine + "\"");
       boolean chunked = false;
       for (String h = line(in); !h.isEmpty(); h = line(in)) {
         String lower = h.toLowerCase(Locale.ROOT);
@@ -69,18 +69,37 @@ final class SseSocket implements AutoCloseable {
     socket.close();
   }
 
-  /** One CRLF-ended line of the head (ASCII), without its line break. */
+  /** The longest head or chunk-size line read: a response that never ends one is refused. */
+  static final int MAX_LINE = 8192;
+
+  /** One CRLF-ended line of the head or a chunk size (ASCII), without its line break. */
   static String line(InputStream in) throws IOException {
     StringBuilder b = new StringBuilder();
     for (int c = in.read(); c != '\n'; c = in.read()) {
       if (c < 0) {
-        throw new EOFException("the response ended in its head");
+        throw new EOFException("the response ended inside a line of its head or a chunk size");
+      }
+      if (b.length() == MAX_LINE) {
+        throw new IOException("a head or chunk-size line longer than " + MAX_LINE + " bytes");
       }
       if (c != '\r') {
         b.append((char) c);
       }
     }
     return b.toString();
+  }
+
+  /** {@code text} as a non-negative number in {@code radix}; an IOException naming {@code what} if it is not one. */
+  private static int number(String text, int radix, String what) throws IOException {
+    try {
+      int n = Integer.parseInt(text, radix);
+      if (n >= 0) {
+        return n;
+      }
+    } catch (NumberFormatException e) {
+      // reported below
+    }
+    throw new IOException("not a valid " + what);
   }
 
   /** A chunked body (RFC 9112 section 7.1) as the bytes it carries; ends at the last, empty chunk. */
@@ -106,7 +125,7 @@ final class SseSocket implements AutoCloseable {
         first = false;
         String size = line(in);
         int ext = size.indexOf(';');
-        left = Long.parseLong((ext >= 0 ? size.substring(0, ext) : size).trim(), 16);
+        left = number((ext >= 0 ? size.substring(0, ext) : size).trim(), 16, "chunk size \"" + size + "\"");
         if (left == 0) {
           ended = true;
           return -1;

@@ -59,6 +59,16 @@ class SseClientTest {
   }
 
   @Test
+  void aChunkSizeThatIsNotOneIsAClearError() {
+    InputStream in = new SseSocket.Dechunked(new ByteArrayInputStream("zz\r\nabc\r\n".getBytes(StandardCharsets.US_ASCII)));
+    java.io.IOException e = assertThrows(java.io.IOException.class, in::readAllBytes);
+    assertEquals("not a valid chunk size \"zz\"", e.getMessage());
+    InputStream endless = new SseSocket.Dechunked(new ByteArrayInputStream(
+        "f".repeat(SseSocket.MAX_LINE + 10).getBytes(StandardCharsets.US_ASCII)));
+    assertThrows(java.io.IOException.class, endless::readAllBytes, "a size line that never ends is refused");
+  }
+
+  @Test
   void theIdSetCountsEachKnownIdOnceAndNothingElse() {
     IdSet ids = new IdSet(List.of(ID_A, ID_B, ID_A));
     assertEquals(2, ids.size());
