@@ -50,8 +50,12 @@ class NotifyPrunerTest extends SignalTestBase {
     Duration retention = Duration.ofMillis(1);
     Map<String, Integer> wokenA = new ConcurrentHashMap<>();
     Map<String, Integer> wokenB = new ConcurrentHashMap<>();
-    SignalSettings a = fast("pod-a", stall, retention);
-    SignalSettings b = fast("pod-b", stall, retention);
+    // The pruner ignores cursors older than `stall`. A poller wakes all once its own cursor is older than
+    // half its bound: A's bound is twice the pruner's, so the stall the pruner acts on is exactly what A
+    // detects; B's is long, so a slow tick on a loaded CI host does not count as a stall of B.
+    SignalSettings prune = fast("pod-a", stall, retention);
+    SignalSettings a = fast("pod-a", stall.multipliedBy(2), retention);
+    SignalSettings b = fast("pod-b", Duration.ofSeconds(60), retention);
     NotifyPoller pollerA = new NotifyPoller(vertx, pod(), a, new SignalMetrics(registry()),
         ts -> ts.forEach(t -> wokenA.merge(t, 1, Integer::sum)), () -> Set.of("x", "y"));
     NotifyPoller pollerB = new NotifyPoller(vertx, pod(), b, new SignalMetrics(registry()),
@@ -67,8 +71,9 @@ class NotifyPrunerTest extends SignalTestBase {
         () -> count("SELECT last_id FROM tenant_outbox_cursor WHERE pod_id = 'pod-b'") == id), "B's cursor passed it");
     long cursorA = count("SELECT last_id FROM tenant_outbox_cursor WHERE pod_id = 'pod-a'");
     assertTrue(cursorA < id);
-    NotifyPruner pruner = new NotifyPruner(vertx, pod(), a, new SignalMetrics(registry()));
-    if (System.currentTimeMillis() - stalledAt < stall.toMillis() - 300) {
+    long cursorAWrittenAt = count("SELECT updated_at FROM tenant_outbox_cursor WHERE pod_id = 'pod-a'");
+    NotifyPruner pruner = new NotifyPruner(vertx, pod(), prune, new SignalMetrics(registry()));
+    if (System.currentTimeMillis() - cursorAWrittenAt < stall.toMillis() - 300) {
       // While A's cursor is fresh, it holds the floor below the row.
       assertEquals(0L, await(pruner.prune()), "a fresh cursor pins the floor");
     }
@@ -84,7 +89,7 @@ class NotifyPrunerTest extends SignalTestBase {
     assertEquals(1L, await(pollerA.wakeAlls()));
     assertEquals(0L, await(pollerB.wakeAlls()), "a poller that kept up never wakes all");
     assertTrue(eventually(Duration.ofSeconds(3),
-        () -> count("SELECT updated_at FROM tenant_outbox_cursor WHERE pod_id = 'pod-a'") > stalledAt + stall.toMillis()),
+        () -> count("SELECT updated_at FROM tenant_outbox_cursor WHERE pod_id = 'pod-a'") > cursorAWrittenAt + stall.toMillis()),
         "A's cursor is fresh again");
     Thread.sleep(300);
     assertEquals(1L, await(pollerA.wakeAlls()), "once");
