@@ -41,6 +41,13 @@ public final class SqliteFiles {
    * an old snapshot); the file goes when the store closes.
    */
   static final long WAL_SIZE_LIMIT = 512L << 20;
+  /**
+   * Page cache of every connection, KiB: 16 MB. A writer's commit walks its whole page cache on stores
+   * under 1 GiB (a b-tree balance leaves page 262,145 as the cache's largest key: docs/benchmarks.md),
+   * so a 64-MB cache cost ~0.2 ms more per commit: a third of the writer's CPU when events arrive one
+   * per commit. A tenant writer whose group commits are large gets 64 MB ({@link WriterCache}).
+   */
+  static final int CACHE_KIB = 16_000;
 
   private SqliteFiles() {}
 
@@ -105,11 +112,7 @@ public final class SqliteFiles {
         st.execute("PRAGMA journal_size_limit = " + WAL_SIZE_LIMIT);
         st.execute("PRAGMA mmap_size = " + (role == Role.READER ? MMAP_SIZE : 0));
         st.execute("PRAGMA temp_store = MEMORY");
-        // 16 MB for every role. A writer's commit walks its whole page cache on stores under 1 GiB
-        // (a b-tree balance leaves page 262,145 as the cache's largest key: docs/benchmarks.md), so a
-        // 64-MB cache cost ~0.2 ms more per commit: a third of the writer's CPU when events arrive
-        // one per commit, with no gain in throughput under load (a 470-event commit dirties ~9 MB).
-        st.execute("PRAGMA cache_size = -16000");
+        st.execute("PRAGMA cache_size = -" + CACHE_KIB);
         if (role == Role.READER) {
           st.execute("PRAGMA query_only = ON");
         }

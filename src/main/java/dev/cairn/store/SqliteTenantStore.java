@@ -24,6 +24,8 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 /**
  * One tenant's SQLite event store: plain JDBC, blocking, for worker threads of the database-engine.
@@ -36,6 +38,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * decide; {@link SqliteEventReader} answers REQ and COUNT.
  */
 public final class SqliteTenantStore implements AutoCloseable {
+  private static final Logger LOG = Logger.getLogger(SqliteTenantStore.class.getName());
   public static final String DUPLICATE_ID = WriteRules.DUPLICATE_ID;
   public static final String DUPLICATE_OLDER = WriteRules.DUPLICATE_OLDER;
   public static final String BLOCKED_DELETED = WriteRules.BLOCKED_DELETED;
@@ -103,6 +106,8 @@ public final class SqliteTenantStore implements AutoCloseable {
   private final PreparedStatement findExpired;
   private final PreparedStatement writerCheckpoint;
   private final SqliteEventWriter events;
+  /** The writer connection's page cache size; under the write lock. */
+  private final WriterCache writerCache = new WriterCache();
   /** Outbox (seed 000): the one path that writes domain events, in the same transaction. */
   private final OutboxWriter outbox;
   /** Set: outbox rows are written done and counted here (see {@link #settleOutboxOnWrite}). */
@@ -305,6 +310,7 @@ public final class SqliteTenantStore implements AutoCloseable {
     writeLock.lock();
     try {
       ensureOpen();
+      sizeCache(batch.size());
       try {
         PersistOutcome out = persistNow(batch, nowEpochSeconds);
         finishCheckpoint();
@@ -341,6 +347,18 @@ public final class SqliteTenantStore implements AutoCloseable {
       }
     } finally {
       writeLock.unlock();
+    }
+  }
+
+  /** The writer's page cache for a commit of {@code events} ({@link WriterCache}); a failure only leaves it as it was. */
+  private void sizeCache(int events) {
+    int kib = writerCache.before(events, System.nanoTime());
+    if (kib > 0) {
+      try {
+        writerSql.execute("PRAGMA cache_size = -" + kib);
+      } catch (SQLException e) {
+        LOG.log(Level.WARNING, "could not set the writer's page cache of " + file + " to " + kib + " KiB", e);
+      }
     }
   }
 
@@ -539,6 +557,17 @@ public final class SqliteTenantStore implements AutoCloseable {
       return FileChannel.open(file, StandardOpenOption.READ);
     } catch (IOException | RuntimeException e) {
       return null;
+    }
+  }
+
+  /** Tests: the writer connection's {@code cache_size}, KiB ({@link WriterCache}). */
+  int writerCacheKib() throws SQLException {
+    writeLock.lock();
+    try (Statement st = writer.createStatement(); ResultSet rs = st.executeQuery("PRAGMA cache_size")) {
+      rs.next();
+      return -rs.getInt(1);
+    } finally {
+      writeLock.unlock();
     }
   }
 
