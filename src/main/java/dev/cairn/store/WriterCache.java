@@ -11,7 +11,7 @@ package dev.cairn.store;
  * lower, 50 x 20 ingest +12-20% (docs/benchmarks.md, decision 0013).
  *
  * <p>Not for every commit: a commit walks the whole cache while the store is under 1 GiB (see
- * {@link SqliteFiles#open}), ~0.2 ms with a full 64 MB one, which is most of a one-event commit. So
+ * {@link SqliteFiles#CACHE_KIB}), ~0.2 ms with a full 64 MB one, which is most of a one-event commit. So
  * the cache goes back to 16 MB at the first small commit once no large one came for
  * {@link #SHRINK_AFTER_NANOS}, and a quiet tenant does not hold 64 MB. Writer thread only.
  */
