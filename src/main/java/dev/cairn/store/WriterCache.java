@@ -7,8 +7,8 @@ package dev.cairn.store;
  * busy tenant's commits of several hundred events filled that cache with their own dirty pages: SQLite
  * spilled some to the WAL before the commit (written twice) and the index pages the next commit needs
  * were gone (7.7 {@code pread}s per event). From commits of {@link #LARGE_BATCH} events on the cache is
- * {@link #LARGE_KIB} (64 MB): 1.2 reads and 7.5 WAL frames per event, the writer's CPU per event 20%
- * lower, 50 x 20 ingest +12-20% (docs/benchmarks.md, decision 0013).
+ * {@link #LARGE_KIB} (64 MB): 1.2 reads and 7.5 WAL frames per event, the writer's CPU per event ~18%
+ * lower, 50 x 20 ingest ~8% higher (alternating runs: docs/benchmarks.md, decision 0013).
  *
  * <p>Not for every commit: a commit walks the whole cache while the store is under 1 GiB (see
  * {@link SqliteFiles#CACHE_KIB}), ~0.2 ms with a full 64 MB one, which is most of a one-event commit. So

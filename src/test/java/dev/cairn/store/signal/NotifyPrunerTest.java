@@ -63,7 +63,6 @@ class NotifyPrunerTest extends SignalTestBase {
     started(pollerA);
     started(pollerB);
     pollerA.pause(); // A's event loop "stalls": no reads, no cursor writes; its heartbeat is not involved
-    long stalledAt = System.currentTimeMillis();
     await(meta.preparedQuery(INSERT).execute(Tuple.of("x", System.currentTimeMillis())));
     long id = count("SELECT MAX(id) FROM tenant_notify_outbox");
     assertTrue(eventually(Duration.ofSeconds(3), () -> wokenB.containsKey("x")), "B read the row");
