@@ -86,6 +86,12 @@ final class Listener extends Supervised {
    */
   private final java.util.ArrayDeque<Socket> dirty = new java.util.ArrayDeque<>();
   private boolean flushScheduled;
+  /**
+   * Sockets with replies queued during the delivery being handled ({@code Socket.replyDue}): written
+   * and flushed once each when the delivery is done, so the OKs of one group commit leave in one
+   * write per connection, not a system call each.
+   */
+  private final java.util.ArrayDeque<Socket> replyDue = new java.util.ArrayDeque<>();
   private final SocketFootprint footprint = new SocketFootprint();
   private OrderedSender<NetworkInbox> toManager;
   private HttpServer server;
@@ -104,6 +110,8 @@ final class Listener extends Supervised {
     final WsOutput out;
     /** Listed in {@code dirty}. */
     boolean dirty;
+    /** Listed in {@code replyDue}. */
+    boolean replyDue;
     boolean pausedForCredit;
     boolean pausedForWrites;
     /** Its input is refused (an oversized or malformed message): what it still sends is dropped. */
@@ -155,7 +163,7 @@ final class Listener extends Supervised {
     sse = new SseStreams(vertx, index, ids, config, metrics, channels);
     adminApi = new AdminApi(vertx, new Nip86Methods(admin));
     tenantsApi = new TenantsApi(config, context);
-    new Inbox<>(vertx, Addresses.listener(index), ListenerInbox.class, this::handle);
+    new Inbox<>(vertx, Addresses.listener(index), ListenerInbox.class, this::handle, this::writeReplies);
     server = vertx.createHttpServer(serverOptions()).requestHandler(this::request).connectionHandler(this::connected);
     return server.listen(bind.port(), bind.host())
         .onSuccess(s -> LOG.info(tls == null ? "listening on " + bind.host() + ":" + s.actualPort()
@@ -447,26 +455,45 @@ final class Listener extends Supervised {
     } else if (msg instanceof ListenerInbox.Close c) {
       Socket s = sockets.get(c.connId());
       if (s != null) {
+        if (s.replyDue) { // what was said before the close goes first (close discards what waits)
+          s.replyDue = false;
+          write(s.connId, s, FLUSH_TURN_BYTES);
+        }
         close(s, c.code(), c.reason());
       }
     }
   }
 
   /**
-   * After queueing for {@code s}: bound what waits, then write it — {@code now} for replies to this
-   * client, on the next flush turn for fan-out.
+   * After queueing for {@code s}: bound what waits, then write it — a {@code reply} to this client
+   * once the delivery is handled, fan-out on the next flush turn.
    */
-  private void queued(long connId, Socket s, boolean now) {
+  private void queued(long connId, Socket s, boolean reply) {
     if (s.out.queuedBytes() > config.limits().maxOutboundBytes()) {
       slowConsumer(s, "slow consumer: more than " + config.limits().maxOutboundBytes()
           + " bytes waiting to be read");
       return;
     }
-    if (now) {
-      write(connId, s, FLUSH_TURN_BYTES);
+    if (reply) {
+      if (!s.replyDue) {
+        s.replyDue = true;
+        replyDue.add(s);
+      }
       return;
     }
     markDirty(s);
+  }
+
+  /** After each delivery: the replies it queued, one write and flush per socket. */
+  private void writeReplies() {
+    for (Socket s; (s = replyDue.poll()) != null; ) {
+      if (s.replyDue) {
+        s.replyDue = false;
+        if (!s.closing && sockets.get(s.connId) == s) {
+          write(s.connId, s, FLUSH_TURN_BYTES);
+        }
+      }
+    }
   }
 
   private void markDirty(Socket s) {

@@ -7,7 +7,9 @@ import java.util.function.Consumer;
 /**
  * The receiving end of a node: one address, one sealed message type. Credit goes back to the
  * sending channel after the handler returns, unless the handler {@link #hold() holds} it because it
- * could not pass the message on yet (its own downstream channel is full).
+ * could not pass the message on yet (its own downstream channel is full). An optional
+ * {@code afterDelivery} action runs once after each delivery's messages (all those a sender sent in
+ * one task): a node that writes to sockets flushes there, once per delivery instead of per message.
  */
 public final class Inbox<M extends TreeMessage> {
   private final MessageConsumer<Object> consumer;
@@ -16,6 +18,10 @@ public final class Inbox<M extends TreeMessage> {
   private boolean held;
 
   public Inbox(Vertx vertx, String address, Class<M> type, Consumer<M> handler) {
+    this(vertx, address, type, handler, null);
+  }
+
+  public Inbox(Vertx vertx, String address, Class<M> type, Consumer<M> handler, Runnable afterDelivery) {
     this.type = type;
     this.consumer =
         vertx
@@ -38,6 +44,9 @@ public final class Inbox<M extends TreeMessage> {
                     }
                   } finally {
                     current = null;
+                    if (afterDelivery != null) {
+                      afterDelivery.run();
+                    }
                   }
                 });
   }
