@@ -164,6 +164,37 @@ class PersistTest extends StoreTestBase {
     assertEquals(List.of(id(11), id(21)), ids(Ev.all()));
   }
 
+  /**
+   * An event stored and then replaced or deleted within the same batch leaves no tag-index entry, and
+   * every survivor has all of its own, once — checked on the index itself, since a query's join to
+   * events would hide a stray entry.
+   */
+  @Test
+  void tagIndexHoldsExactlyTheSurvivorsOfABatch() throws Exception {
+    List<NostrEvent> batch = List.of(
+        ev(30, ALICE, 100, 0, tag("t", "a")),                   // replaced by 31 in the batch
+        ev(31, ALICE, 200, 0, tag("t", "a"), tag("p", BOB)),
+        ev(40, ALICE, 100, 1, tag("t", "a")),                   // deleted by 41 in the batch
+        ev(41, ALICE, 101, 5, tag("e", id(40))),
+        ev(42, ALICE, 102, 1, tag("t", "b"), tag("t", "a"), tag("t", "b"), tag("x"), tag("long", "no")));
+    List<PersistResult> r = store.persistBatch(batch, NOW);
+    long s31 = assertInstanceOf(PersistResult.Stored.class, r.get(1)).seq();
+    long s41 = assertInstanceOf(PersistResult.Stored.class, r.get(3)).seq();
+    long s42 = assertInstanceOf(PersistResult.Stored.class, r.get(4)).seq();
+    java.util.Set<String> expected = java.util.Set.of(
+        TagKey.of("t", "a") + "@" + s31, TagKey.of("p", BOB) + "@" + s31, TagKey.of("e", id(40)) + "@" + s41,
+        TagKey.of("t", "b") + "@" + s42, TagKey.of("t", "a") + "@" + s42);
+    java.util.Set<String> indexed = new java.util.HashSet<>();
+    try (java.sql.Connection c = java.sql.DriverManager.getConnection("jdbc:sqlite:" + dir.resolve("tenants/t.db"));
+        java.sql.ResultSet rs = c.createStatement().executeQuery("SELECT k, seq FROM tag_index")) {
+      while (rs.next()) {
+        assertTrue(indexed.add(rs.getLong(1) + "@" + rs.getLong(2)), "one entry per key and event");
+      }
+    }
+    assertEquals(expected, indexed);
+    assertEquals(List.of(id(31), id(42)), ids(Ev.tagFilter('t', "a")));
+  }
+
   @Test
   void batchOf1024CommitsFast() {
     // warm up
