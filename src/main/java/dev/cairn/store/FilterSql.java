@@ -20,9 +20,10 @@ public final class FilterSql {
   /**
    * {@code SELECT ... FROM <from> WHERE <sql> ORDER BY <orderBy>}; params bind in that order. The
    * selected row is always {@code e}; {@code time} is the created_at column the plan walks in order
-   * ({@code e.created_at}, or {@code t.created_at} when a tag drives).
+   * ({@code e.created_at}, or {@code t.created_at} when a tag drives). {@code merged}: the plan enters
+   * the author index ({@code pubkey, created_at}) at several authors, so their runs meet in a sorter.
    */
-  public record Where(String from, String sql, String time, List<Object> params) {
+  public record Where(String from, String sql, String time, List<Object> params, boolean merged) {
     /** NIP-01's order: newest first, ties by lowest id. */
     public String orderBy() {
       return time + " DESC, e.id ASC";
@@ -75,6 +76,7 @@ public final class FilterSql {
     String from = DEFAULT_FROM;
     String time = DEFAULT_TIME;
     Character driver = null;
+    boolean byAuthorTime = false;
     if (f.ids() == null && f.authors() == null) {
       // Drive from the tag index (key, created_at) in time order: a LIMIT stops early even for a
       // popular tag. Only for a single value (several would need a merge and dedup).
@@ -101,6 +103,7 @@ public final class FilterSql {
         sql.append("e.d_tag IS NOT NULL AND ");
       } else {
         from = dialect.eventsUsing("events_pubkey");
+        byAuthorTime = true;
       }
     }
     // Unary '+' keeps the planner off the rowid range and the expiration index: the selective
@@ -150,7 +153,9 @@ public final class FilterSql {
       }
       params.add(match);
     }
-    return new Where(from, sql.toString(), time, params);
+    boolean merged = f.ids() == null && f.authors() != null && f.authors().size() > 1
+        && (f.kinds() == null || byAuthorTime);
+    return new Where(from, sql.toString(), time, params, merged);
   }
 
   /** Ids and pubkeys are stored as 32 raw bytes. */

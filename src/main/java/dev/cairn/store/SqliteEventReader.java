@@ -28,8 +28,18 @@ final class SqliteEventReader {
 
   private SqliteEventReader() {}
 
-  /** One filter's WHERE clause and its limit. */
-  record Part(FilterSql.Where where, int limit) {}
+  /** Most values of a tag condition read one by one ({@link #perTagValue}). */
+  static final int MAX_VALUES_READ_APART = 256;
+
+  /**
+   * One filter's WHERE clauses and its limit: one clause, or one per value of its tag condition
+   * ({@link #perTagValue}), their rows merged here.
+   */
+  record Part(List<FilterSql.Where> wheres, int limit) {
+    Part(FilterSql.Where where, int limit) {
+      this(List.of(where), limit);
+    }
+  }
 
   /** The parts of a REQ: null-free, limit-0 filters and filters that match nothing dropped. */
   static List<Part> parts(List<Filter> filters, long seqBelow, int defaultLimit, int maxLimit, long now) {
@@ -39,10 +49,50 @@ final class SqliteEventReader {
       if (limit <= 0) {
         continue;
       }
-      FilterSql.Where w = FilterSql.where(f, seqBelow, now);
-      if (w != null) {
-        out.add(new Part(w, limit));
+      List<FilterSql.Where> wheres = new ArrayList<>(1);
+      for (Filter one : perTagValue(f)) {
+        FilterSql.Where w = FilterSql.where(one, seqBelow, now);
+        if (w != null) {
+          wheres.add(w);
+        }
       }
+      if (!wheres.isEmpty()) {
+        out.add(new Part(wheres, limit));
+      }
+    }
+    return out;
+  }
+
+  /**
+   * {@code f} as one filter per value of its tag condition when every tag condition has several values
+   * and nothing else picks the index (no ids, authors or search): each is then a walk of the tag index
+   * in time order that the limit stops early, and the union of each value's newest {@code limit} holds
+   * the filter's newest {@code limit}. SQLite has no merge of several values' runs through a join: it
+   * read every event of the kinds asked (50 {@code #e} values of kind 7 in 200k events: 13 ms against
+   * about 1), or of every value, and sorted them. The smallest condition is split; the others stay
+   * conditions. Otherwise, or past {@link #MAX_VALUES_READ_APART} values, {@code f} itself.
+   */
+  static List<Filter> perTagValue(Filter f) {
+    if (f.ids() != null || f.authors() != null || f.search() != null || f.tags().isEmpty()) {
+      return List.of(f);
+    }
+    Map.Entry<Character, java.util.Set<String>> smallest = null;
+    for (Map.Entry<Character, java.util.Set<String>> t : f.tags().entrySet()) {
+      if (t.getValue().size() <= 1) {
+        return List.of(f); // a single value drives the walk already (none: the filter matches nothing)
+      }
+      if (smallest == null || t.getValue().size() < smallest.getValue().size()) {
+        smallest = t;
+      }
+    }
+    if (smallest.getValue().size() > MAX_VALUES_READ_APART) {
+      return List.of(f);
+    }
+    List<Filter> out = new ArrayList<>(smallest.getValue().size());
+    for (String value : smallest.getValue()) {
+      Map<Character, java.util.Set<String>> tags = new java.util.HashMap<>(f.tags());
+      tags.put(smallest.getKey(), java.util.Set.of(value));
+      out.add(new Filter(null, null, f.kinds(), tags, f.since(), f.until(), f.limit(), null));
     }
     return out;
   }
@@ -52,7 +102,7 @@ final class SqliteEventReader {
     if (parts.isEmpty()) {
       return List.of();
     }
-    boolean tx = parts.size() > 1;
+    boolean tx = parts.size() > 1 || parts.get(0).wheres().size() > 1;
     if (tx) {
       sql.execute("BEGIN"); // one snapshot for the whole union
     }
@@ -76,16 +126,47 @@ final class SqliteEventReader {
 
   /**
    * The rows of one part, newest first and ties by lowest id, into {@code byId} (skipping ids already
-   * there) or as a list. SQLite would put every row of an {@code ORDER BY created_at DESC, id} through a
-   * temp B-tree with its JSON (half the time of a 500-row read), so the statement orders by time only,
-   * which the index walk gives for free, and ties are ordered here. One row past the limit tells whether
-   * the limit cut a group of equal created_at; if so, that group's first rows by id are read again (one
-   * created_at: a few rows).
+   * there) or as a list; a part of several clauses keeps the newest {@code limit} of their rows.
    */
   private static List<StoredEvent> rows(Sql sql, Part p, Map<String, StoredEvent> byId) throws SQLException {
-    FilterSql.Where w = p.where();
-    int limit = p.limit();
-    List<StoredEvent> out = read(sql, selectSql(w), w, null, limit + 1);
+    List<StoredEvent> out;
+    if (p.wheres().size() == 1) {
+      out = rows(sql, p.wheres().get(0), p.limit());
+    } else {
+      Map<String, StoredEvent> merged = new java.util.HashMap<>();
+      for (FilterSql.Where w : p.wheres()) {
+        for (StoredEvent e : rows(sql, w, p.limit())) {
+          merged.putIfAbsent(e.id(), e);
+        }
+      }
+      out = new ArrayList<>(merged.values());
+      out.sort(NEWEST_FIRST);
+      if (out.size() > p.limit()) {
+        out = out.subList(0, p.limit());
+      }
+    }
+    if (byId == null) {
+      return out;
+    }
+    for (StoredEvent e : out) {
+      byId.putIfAbsent(e.id(), e);
+    }
+    return null;
+  }
+
+  /**
+   * One clause's rows up to {@code limit}, newest first and ties by lowest id. SQLite would put every row
+   * of an {@code ORDER BY created_at DESC, id} through a temp B-tree with its JSON (half the time of a
+   * 500-row read), so the statement orders by time only, which the index walk gives for free, and ties
+   * are ordered here (a merged clause's rows are sorted here whole: they come by seq). One row past the
+   * limit tells whether the limit cut a group of equal created_at; if so, that group's first rows by id
+   * are read again (one created_at: a few rows).
+   */
+  private static List<StoredEvent> rows(Sql sql, FilterSql.Where w, int limit) throws SQLException {
+    List<StoredEvent> out = read(sql, historySql(w), w, null, limit + 1);
+    if (w.merged()) {
+      out.sort(NEWEST_FIRST); // they come by seq
+    }
     if (out.size() > limit) {
       long boundary = out.get(limit - 1).createdAt();
       boolean cut = out.get(limit).createdAt() == boundary;
@@ -100,13 +181,7 @@ final class SqliteEventReader {
       }
     }
     orderTies(out);
-    if (byId == null) {
-      return out;
-    }
-    for (StoredEvent e : out) {
-      byId.putIfAbsent(e.id(), e);
-    }
-    return null;
+    return out;
   }
 
   /**
@@ -227,13 +302,14 @@ final class SqliteEventReader {
     return out;
   }
 
-  /** Query plan lines for one part (diagnostics and tests). */
+  /** Query plan lines for one part (its first clause; diagnostics and tests). */
   static List<String> explain(Sql sql, Part p) throws SQLException {
     List<String> out = new ArrayList<>();
     {
-      PreparedStatement ps = sql.prepare("EXPLAIN QUERY PLAN " + selectSql(p.where()));
-      FilterSql.bind(ps, p.where().params());
-      ps.setInt(p.where().params().size() + 1, p.limit());
+      FilterSql.Where w = p.wheres().get(0);
+      PreparedStatement ps = sql.prepare("EXPLAIN QUERY PLAN " + historySql(w));
+      FilterSql.bind(ps, w.params());
+      ps.setInt(w.params().size() + 1, p.limit());
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
           out.add(rs.getString("detail"));
@@ -243,9 +319,24 @@ final class SqliteEventReader {
     return out;
   }
 
+  /** The first read of a part's history. */
+  private static String historySql(FilterSql.Where w) {
+    return w.merged() ? mergedSql(w) : selectSql(w);
+  }
+
   private static String selectSql(FilterSql.Where w) {
     return "SELECT e.seq, e.id, e.created_at, e.json FROM " + w.from() + " WHERE " + w.sql()
         + " ORDER BY " + w.time() + " DESC LIMIT ?";
+  }
+
+  /**
+   * A merged part ({@link FilterSql.Where#merged}, several authors): the newest seqs first (the sorter
+   * holds seq and created_at, read from the author index, which covers them), then the rows of those
+   * seqs, in seq order. 300 authors of 200k events: a third of the time of sorting whole rows.
+   */
+  private static String mergedSql(FilterSql.Where w) {
+    return "SELECT r.seq, r.id, r.created_at, r.json FROM events r WHERE r.seq IN (SELECT e.seq FROM " + w.from()
+        + " WHERE " + w.sql() + " ORDER BY " + w.time() + " DESC LIMIT ?)";
   }
 
   /** The rows of one created_at of {@code w} by lowest id: the group a limit cut. */

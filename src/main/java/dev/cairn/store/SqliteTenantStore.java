@@ -663,7 +663,7 @@ public final class SqliteTenantStore implements AutoCloseable {
 
   /** Query plan lines for the history query of one filter (diagnostics and tests). */
   List<String> explainQuery(Filter f, long seqBelow, int limit, long now) {
-    FilterSql.Where w = FilterSql.where(f, seqBelow, now);
+    FilterSql.Where w = FilterSql.where(SqliteEventReader.perTagValue(f).get(0), seqBelow, now);
     if (w == null) {
       return List.of();
     }

@@ -18,7 +18,9 @@ import org.junit.jupiter.api.Test;
 /**
  * REQ histories against a brute-force answer on a store full of ties (few distinct created_at, ids
  * stored out of order): newest first, ties by lowest id, and a limit that cuts a group of equal
- * created_at keeps that group's lowest ids (the reader orders by time in SQL and breaks ties itself).
+ * created_at keeps that group's lowest ids (the reader orders by time in SQL and breaks ties itself;
+ * several authors' rows come by seq and are sorted whole; several values of a tag are read apart and
+ * merged).
  */
 class QueryOrderOracleTest extends StoreTestBase {
   private static final Comparator<NostrEvent> NIP01 =
@@ -33,8 +35,12 @@ class QueryOrderOracleTest extends StoreTestBase {
     for (int i = 0; i < 1500; i++) {
       // ids in random order against seq: the store's walk order is not the id order
       long idNum = ((long) rnd.nextInt(1 << 30) << 12) | i;
-      NostrEvent e = ev(idNum, AUTHORS[rnd.nextInt(AUTHORS.length)], 1000 + rnd.nextInt(40), rnd.nextBoolean() ? 1 : 7,
-          tag("t", "tag" + rnd.nextInt(3)));
+      // a quarter with a second hashtag: a filter on several values matches them twice
+      NostrEvent e = rnd.nextInt(4) == 0
+          ? ev(idNum, AUTHORS[rnd.nextInt(AUTHORS.length)], 1000 + rnd.nextInt(40), rnd.nextBoolean() ? 1 : 7,
+              tag("t", "tag" + rnd.nextInt(3)), tag("t", "tag" + rnd.nextInt(3)))
+          : ev(idNum, AUTHORS[rnd.nextInt(AUTHORS.length)], 1000 + rnd.nextInt(40), rnd.nextBoolean() ? 1 : 7,
+              tag("t", "tag" + rnd.nextInt(3)));
       all.add(e);
       batch.add(e);
       if (batch.size() == 100) {
@@ -44,14 +50,20 @@ class QueryOrderOracleTest extends StoreTestBase {
     }
     int checked = 0;
     int cutTies = 0;
-    for (int round = 0; round < 300; round++) {
+    for (int round = 0; round < 350; round++) {
       int limit = 1 + rnd.nextInt(rnd.nextBoolean() ? 12 : 200);
-      Filter f = switch (round % 5) {
+      Filter f = switch (round % 7) {
         case 0 -> new Filter(null, null, null, null, null, null, limit, null);
         case 1 -> new Filter(null, null, Set.of(1), null, 1000L + rnd.nextInt(20), null, limit, null);
         case 2 -> new Filter(null, Set.of(AUTHORS[rnd.nextInt(AUTHORS.length)]), null, null, null, null, limit, null);
         case 3 -> new Filter(null, null, null, Map.of('t', Set.of("tag" + rnd.nextInt(3))), null, null, limit, null);
-        default -> new Filter(null, Set.of(AUTHORS[0]), Set.of(7), null, null, 1000L + rnd.nextInt(40), limit, null);
+        case 4 -> new Filter(null, Set.of(AUTHORS[0]), Set.of(7), null, null, 1000L + rnd.nextInt(40), limit, null);
+        // several values of a tag: one walk of the tag index per value, merged and deduplicated
+        case 5 -> new Filter(null, null, rnd.nextBoolean() ? Set.of(7) : null,
+            Map.of('t', rnd.nextBoolean() ? Set.of("tag0", "tag2") : Set.of("tag0", "tag1", "tag2")), null, null, limit, null);
+        // several authors: their runs merged (seqs through SQLite's sorter, then the rows read by seq)
+        default -> new Filter(null, rnd.nextBoolean() ? Set.of(AUTHORS) : Set.of(AUTHORS[0], AUTHORS[2]),
+            rnd.nextBoolean() ? Set.of(1) : null, null, null, rnd.nextBoolean() ? null : 1000L + rnd.nextInt(40), limit, null);
       };
       List<String> expected = all.stream().filter(f::matches).sorted(NIP01).limit(limit).map(NostrEvent::id).toList();
       sameOrder(expected, ids(f), "filter " + f);
@@ -69,7 +81,7 @@ class QueryOrderOracleTest extends StoreTestBase {
             all.stream().filter(b::matches).sorted(NIP01).limit(25))
         .distinct().sorted(NIP01).map(NostrEvent::id).toList();
     sameOrder(union, ids(a, b), "two filters");
-    assertEquals(300, checked);
+    assertEquals(350, checked);
     assertTrue(cutTies > 50, "the rounds exercised limits inside a tie group: " + cutTies);
   }
 

@@ -30,11 +30,18 @@ class QueryPlanTest extends StoreTestBase {
     m.put("by-author", new Filter(null, Set.of(author(7)), null, null, null, null, 500, null));
     m.put("by-authors+kind", new Filter(null, Set.of(author(7), author(8), author(9)), Set.of(1),
         null, null, null, 500, null));
+    Set<String> follows = new java.util.HashSet<>();
+    for (int i = 0; i < 300; i++) {
+      follows.add(author(i * 3));
+    }
+    m.put("timeline", new Filter(null, follows, Set.of(1, 6), null, null, null, 100, null));
     m.put("profiles", new Filter(null, Set.of(author(7), author(8)), Set.of(0, 3), null, null, null, 500, null));
     m.put("by-kind+since", new Filter(null, null, Set.of(7), null, NOW - 5000, null, 500, null));
     m.put("by-#t", new Filter(null, null, null, Map.of('t', Set.of("rare3")), null, null, 500, null));
     m.put("by-#t-popular", new Filter(null, null, null, Map.of('t', Set.of("common")), null, null, 500, null));
     m.put("by-#p+kind", new Filter(null, null, Set.of(1), Map.of('p', Set.of(author(3))), null, null, 500, null));
+    m.put("by-#p-several+kind", new Filter(null, null, Set.of(1),
+        Map.of('p', Set.of(author(3), author(4), author(5))), null, null, 500, null));
     m.put("by-ids", new Filter(Set.of(id(5), id(77), id(123456)), null, null, null, null, null, 500, null));
     m.put("recent", new Filter(null, null, null, null, null, null, 500, null));
     return m;
@@ -66,11 +73,18 @@ class QueryPlanTest extends StoreTestBase {
       assertTrue(plan.stream().noneMatch(l -> l.matches("SCAN e( .*)?") && !l.contains("USING")),
           e.getKey() + " scans the table: " + joined);
       assertTrue(joined.contains("USING"), e.getKey() + ": " + joined);
-      if (List.of("by-author", "by-kind+since", "by-#t", "by-#t-popular", "recent").contains(e.getKey())) {
-        // one author, one kind, one tag: the index walk is the order, no row (with its JSON) goes
-        // through a sorter; the reader breaks created_at ties itself
+      if (List.of("by-author", "by-kind+since", "by-#t", "by-#t-popular", "by-#p-several+kind", "recent")
+          .contains(e.getKey())) {
+        // one author, one kind, one tag (several values are read one by one): the index walk is the
+        // order, no row (with its JSON) goes through a sorter; the reader breaks created_at ties itself
         assertTrue(!joined.contains("TEMP B-TREE"), e.getKey() + " sorts: " + joined);
       }
+    }
+    // several authors (a home feed): the sorter takes seqs from the author index alone, and only the
+    // rows that survive it are read, by seq
+    for (String merged : List.of("by-authors+kind", "timeline")) {
+      String plan = String.join(" | ", store.explainQuery(shapes().get(merged), Long.MAX_VALUE, 500, NOW));
+      assertTrue(plan.contains("COVERING INDEX events_pubkey") && plan.contains("INTEGER PRIMARY KEY"), merged + ": " + plan);
     }
     String recent = String.join(" | ", store.explainQuery(shapes().get("recent"), Long.MAX_VALUE, 500, NOW));
     assertTrue(recent.contains("events_created") && !recent.contains("TEMP B-TREE FOR ORDER BY"), recent);

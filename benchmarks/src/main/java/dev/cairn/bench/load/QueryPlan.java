@@ -22,12 +22,24 @@ import java.util.Random;
  *   <li>{@code ids}: {@code {"ids":[20 ids]}} of stored regular events: every one must come back.
  * </ul>
  *
+ * {@code --mix clients} builds what a client app's screens ask instead, five shapes equally often, whose
+ * plans are not the four above's (several values of one field, merged newest first):
+ *
+ * <ul>
+ *   <li>{@code timeline}: {@code {"authors":[300 pks],"kinds":[1,6],"limit":100}}, a home feed;
+ *   <li>{@code reactions}: {@code {"kinds":[7],"#e":[50 ids]}} of stored notes, a screen of notes' likes;
+ *   <li>{@code mentions}: {@code {"#p":[3 pks],"limit":100}}, notifications of a few accounts;
+ *   <li>{@code hashtags}: {@code {"kinds":[1],"#t":[2 of the 20 most used],"limit":50}};
+ *   <li>{@code global}: {@code {"kinds":[1,6,7],"limit":100}}.
+ * </ul>
+ *
  * Only the first --max-events lines are used (what the preload stored).
  *
- * <pre>QueryPlan --file preload.jsonl --out queries.jsonl [--max-events N] [--per-type 100] [--seed 1]</pre>
+ * <pre>QueryPlan --file preload.jsonl --out queries.jsonl [--max-events N] [--per-type 100] [--seed 1] [--mix clients]</pre>
  */
 public final class QueryPlan {
   public static final List<String> TYPES = List.of("author", "kinds+since", "tag", "ids");
+  public static final List<String> CLIENT_TYPES = List.of("timeline", "reactions", "mentions", "hashtags", "global");
 
   public static void main(String[] argv) throws Exception {
     Args a = new Args(argv);
@@ -36,14 +48,17 @@ public final class QueryPlan {
     int perType = a.integer("per-type", 100);
     long max = a.lng("max-events", Long.MAX_VALUE);
     Random rnd = new Random(a.lng("seed", 1));
+    boolean clients = "clients".equals(a.str("mix", "benchmark"));
     JsonObject meta = new JsonObject(Files.readString(Path.of(file + ".meta.json")));
     JsonArray hashtags = meta.getJsonArray("hashtags");
 
     List<String> authors = new ArrayList<>(); // one entry per event: drawing from it follows author activity
     List<String> ids = new ArrayList<>(); // reservoir of regular-event ids
+    List<String> notes = new ArrayList<>(); // the same of kind-1 notes: targets of reactions
     long minT = Long.MAX_VALUE;
     long maxT = Long.MIN_VALUE;
     int seen = 0;
+    int seenNotes = 0;
     int want = perType * 20;
     long read = 0;
     try (EventFile f = new EventFile(file)) {
@@ -62,12 +77,31 @@ public final class QueryPlan {
             int j = rnd.nextInt(seen);
             if (j < want) ids.set(j, e.id());
           }
+          if (clients && e.kind() == 1) {
+            seenNotes++;
+            if (notes.size() < want) {
+              notes.add(e.id());
+            } else {
+              int j = rnd.nextInt(seenNotes);
+              if (j < want) notes.set(j, e.id());
+            }
+          }
         }
       }
     }
     if (ids.size() < 20) throw new IllegalArgumentException("fewer than 20 regular events in " + file);
     List<JsonObject> qs = new ArrayList<>();
-    for (int i = 0; i < perType; i++) {
+    List<String> distinctAuthors = new ArrayList<>(new java.util.LinkedHashSet<>(authors));
+    for (int i = 0; clients && i < perType; i++) {
+      qs.add(q("timeline", new JsonObject().put("authors", sample(distinctAuthors, 300, rnd))
+          .put("kinds", new JsonArray().add(1).add(6)).put("limit", 100)));
+      qs.add(q("reactions", new JsonObject().put("kinds", new JsonArray().add(7)).put("#e", sample(notes, 50, rnd))));
+      qs.add(q("mentions", new JsonObject().put("#p", sample(distinctAuthors, 3, rnd)).put("limit", 100)));
+      qs.add(q("hashtags", new JsonObject().put("kinds", new JsonArray().add(1))
+          .put("#t", sample(hashtags.getList().subList(0, Math.min(hashtags.size(), 20)), 2, rnd)).put("limit", 50)));
+      qs.add(q("global", new JsonObject().put("kinds", new JsonArray().add(1).add(6).add(7)).put("limit", 100)));
+    }
+    for (int i = 0; !clients && i < perType; i++) {
       qs.add(q("author", new JsonObject()
           .put("authors", new JsonArray().add(authors.get(rnd.nextInt(authors.size())))).put("limit", 100)));
       long since = maxT - (long) ((maxT - minT) * (0.05 + 0.2 * rnd.nextDouble()));
@@ -87,8 +121,16 @@ public final class QueryPlan {
         w.write('\n');
       }
     }
-    System.err.println("wrote " + qs.size() + " queries (" + perType + " of each of " + TYPES + ") over the first "
+    System.err.println("wrote " + qs.size() + " queries (" + perType + " of each of " + (clients ? CLIENT_TYPES : TYPES)
+        + ") over the first "
         + read + " events to " + out);
+  }
+
+  /** {@code n} distinct entries of {@code from}, at random (all of them when there are fewer). */
+  private static JsonArray sample(List<?> from, int n, Random rnd) {
+    List<Object> copy = new ArrayList<>(from);
+    Collections.shuffle(copy, rnd);
+    return new JsonArray(new ArrayList<>(copy.subList(0, Math.min(n, copy.size()))));
   }
 
   private static JsonObject q(String type, JsonObject filter) {
