@@ -21,7 +21,8 @@ public final class FilterSql {
    * {@code SELECT ... FROM <from> WHERE <sql> ORDER BY <orderBy>}; params bind in that order. The
    * selected row is always {@code e}; {@code time} is the created_at column the plan walks in order
    * ({@code e.created_at}, or {@code t.created_at} when a tag drives). {@code merged}: the plan enters
-   * the author index ({@code pubkey, created_at}) at several authors, so their runs meet in a sorter.
+   * the author index ({@code pubkey, created_at}) at several authors, or the kind index at several
+   * kinds, so their runs meet in a sorter.
    */
   public record Where(String from, String sql, String time, List<Object> params, boolean merged) {
     /** NIP-01's order: newest first, ties by lowest id. */
@@ -154,7 +155,9 @@ public final class FilterSql {
       params.add(match);
     }
     boolean merged = f.ids() == null && f.authors() != null && f.authors().size() > 1
-        && (f.kinds() == null || byAuthorTime);
+        && (f.kinds() == null || byAuthorTime)
+        || f.ids() == null && f.authors() == null && driver == null && match == null
+        && f.kinds() != null && f.kinds().size() > 1;
     return new Where(from, sql.toString(), time, params, merged);
   }
 

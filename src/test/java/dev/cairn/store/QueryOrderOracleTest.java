@@ -54,7 +54,8 @@ class QueryOrderOracleTest extends StoreTestBase {
       int limit = 1 + rnd.nextInt(rnd.nextBoolean() ? 12 : 200);
       Filter f = switch (round % 7) {
         case 0 -> new Filter(null, null, null, null, null, null, limit, null);
-        case 1 -> new Filter(null, null, Set.of(1), null, 1000L + rnd.nextInt(20), null, limit, null);
+        case 1 -> new Filter(null, null, rnd.nextBoolean() ? Set.of(1) : Set.of(1, 7), null, 1000L + rnd.nextInt(20), null,
+            limit, null);
         case 2 -> new Filter(null, Set.of(AUTHORS[rnd.nextInt(AUTHORS.length)]), null, null, null, null, limit, null);
         case 3 -> new Filter(null, null, null, Map.of('t', Set.of("tag" + rnd.nextInt(3))), null, null, limit, null);
         case 4 -> new Filter(null, Set.of(AUTHORS[0]), Set.of(7), null, null, 1000L + rnd.nextInt(40), limit, null);

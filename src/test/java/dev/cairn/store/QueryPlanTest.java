@@ -36,6 +36,7 @@ class QueryPlanTest extends StoreTestBase {
     }
     m.put("timeline", new Filter(null, follows, Set.of(1, 6), null, null, null, 100, null));
     m.put("profiles", new Filter(null, Set.of(author(7), author(8)), Set.of(0, 3), null, null, null, 500, null));
+    m.put("by-kinds", new Filter(null, null, Set.of(1, 7), null, null, null, 500, null));
     m.put("by-kind+since", new Filter(null, null, Set.of(7), null, NOW - 5000, null, 500, null));
     m.put("by-#t", new Filter(null, null, null, Map.of('t', Set.of("rare3")), null, null, 500, null));
     m.put("by-#t-popular", new Filter(null, null, null, Map.of('t', Set.of("common")), null, null, 500, null));
@@ -81,10 +82,11 @@ class QueryPlanTest extends StoreTestBase {
       }
     }
     // several authors (a home feed): the sorter takes seqs from the author index alone, and only the
-    // rows that survive it are read, by seq
-    for (String merged : List.of("by-authors+kind", "timeline")) {
+    // rows that survive it are read, by seq; several kinds: the same, the kind index with its rows
+    for (String merged : List.of("by-authors+kind", "timeline", "by-kinds")) {
       String plan = String.join(" | ", store.explainQuery(shapes().get(merged), Long.MAX_VALUE, 500, NOW));
-      assertTrue(plan.contains("COVERING INDEX events_pubkey") && plan.contains("INTEGER PRIMARY KEY"), merged + ": " + plan);
+      String index = merged.equals("by-kinds") ? "INDEX events_kind" : "COVERING INDEX events_pubkey";
+      assertTrue(plan.contains(index) && plan.contains("INTEGER PRIMARY KEY"), merged + ": " + plan);
     }
     String recent = String.join(" | ", store.explainQuery(shapes().get("recent"), Long.MAX_VALUE, 500, NOW));
     assertTrue(recent.contains("events_created") && !recent.contains("TEMP B-TREE FOR ORDER BY"), recent);
