@@ -29,7 +29,7 @@
 # Sizes come from the environment when set (e.g. INGEST_DURATION=2 FANOUT_DURATION=2 run.sh --quick):
 #   MAIN_EVENTS MAIN_AUTHORS INGEST_LEVELS INGEST_DURATION FANOUT_SUBS FANOUT_PUBLISHERS FANOUT_LEVELS
 #   FANOUT_DURATION FANOUT_OVERLOAD_DURATION FANOUT_DRAIN_MAX QUERY_PRELOAD QUERY_CONNS QUERY_DURATION
-#   IDLE_CONNS IDLE_HOLD SSE_EVENTS SSE_WARMUP OUTBOX_RATE OUTBOX_DURATION JMH_SELECT
+#   QUERY_CLIENTS_DURATION IDLE_CONNS IDLE_HOLD SSE_EVENTS SSE_WARMUP OUTBOX_RATE OUTBOX_DURATION JMH_SELECT
 #
 # Exit status: 0 when every scenario ran and passed its checks on every relay, 1 otherwise.
 set -uo pipefail
@@ -87,6 +87,7 @@ if [ $QUICK = 1 ]; then
   : "${MAIN_EVENTS:=30000}" "${MAIN_AUTHORS:=300}" "${INGEST_DURATION:=4}" "${FANOUT_DURATION:=2}"
   : "${FANOUT_OVERLOAD_DURATION:=1}"   # 2,000 events x 200 subscribers = 400k deliveries to drain
   : "${FANOUT_DRAIN_MAX:=120}" "${QUERY_PRELOAD:=20000}" "${QUERY_DURATION:=5}" "${IDLE_CONNS:=1000}"
+  : "${QUERY_CLIENTS_DURATION:=3}"
   : "${IDLE_HOLD:=3}" "${SSE_EVENTS:=10000}" "${OUTBOX_RATE:=1000}" "${OUTBOX_DURATION:=3}" "${SSE_WARMUP:=1}"
   JMH_ARGS=(-f 1 -wi 2 -w 1s -i 3 -r 1s); : "${JMH_SELECT:=VerifyBench}"; JMH_CEILING='VerifyBench.bareLibsecp256k1'
 else
@@ -94,6 +95,7 @@ else
   # fan-out: 10 s at 2,000/s is already 4M deliveries to drain (strfry ~37k/s, Cairn less on 2 cores)
   : "${MAIN_EVENTS:=600000}" "${MAIN_AUTHORS:=5000}" "${INGEST_DURATION:=30}" "${FANOUT_DURATION:=10}"
   : "${FANOUT_DRAIN_MAX:=180}" "${QUERY_PRELOAD:=200000}" "${QUERY_DURATION:=60}" "${IDLE_CONNS:=10000}"
+  : "${QUERY_CLIENTS_DURATION:=30}"
   : "${IDLE_HOLD:=15}" "${SSE_EVENTS:=200000}" "${OUTBOX_RATE:=5000}" "${OUTBOX_DURATION:=10}" "${SSE_WARMUP:=3}"
   : "${FANOUT_OVERLOAD_DURATION:=$FANOUT_DURATION}"
   JMH_ARGS=()
@@ -357,6 +359,9 @@ fi
 if wants query; then
   run_step 0 "plan the query mix (author, kinds+since, tag, ids)" "${JAVA[@]}" dev.cairn.bench.load.QueryPlan \
     --file "$WORK/main.jsonl" --max-events "$QUERY_PRELOAD" --out "$WORK/queries.jsonl" --per-type 100 --seed "$SEED"
+  run_step 0 "plan the client mix (timeline, reactions, mentions, hashtags, global)" "${JAVA[@]}" \
+    dev.cairn.bench.load.QueryPlan --file "$WORK/main.jsonl" --max-events "$QUERY_PRELOAD" \
+    --out "$WORK/queries-clients.jsonl" --per-type 100 --seed "$SEED" --mix clients
   query_on() {
     tool_args "$1"
     run_step "$1" "preload ${R_NAME[$1]} with $QUERY_PRELOAD events" "${JAVA[@]}" -Xmx3g dev.cairn.bench.load.IngestLoad \
@@ -364,6 +369,9 @@ if wants query; then
     run_step "$1" "query on ${R_NAME[$1]} ($QUERY_CONNS connections, closed loop, $QUERY_DURATION s)" \
       "${JAVA[@]}" -Xmx2g dev.cairn.bench.load.QueryLoad "${TOOL_ARGS[@]}" "${PID_ARGS[@]}" --queries "$WORK/queries.jsonl" \
       --connections "$QUERY_CONNS" --duration "$QUERY_DURATION"
+    run_step "$1" "query-clients on ${R_NAME[$1]} ($QUERY_CONNS connections, closed loop, $QUERY_CLIENTS_DURATION s)" \
+      "${JAVA[@]}" -Xmx2g dev.cairn.bench.load.QueryLoad "${TOOL_ARGS[@]}" "${PID_ARGS[@]}" --scenario query-clients \
+      --queries "$WORK/queries-clients.jsonl" --connections "$QUERY_CONNS" --duration "$QUERY_CLIENTS_DURATION"
   }
   on_relays query query_on
 fi

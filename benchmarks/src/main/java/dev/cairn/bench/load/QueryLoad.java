@@ -30,7 +30,9 @@ import java.util.concurrent.atomic.LongAdder;
  * --duration seconds. Reports queries/s and REQ->EOSE latency overall and per shape, and events per REQ.
  *
  * <pre>QueryLoad --queries queries.jsonl [--url ws://...] [--connections 10] [--duration 30] [--req-timeout 30]
- *           [--relay-name NAME] [--result-file f.jsonl] [--pid PID]</pre>
+ *           [--relay-name NAME] [--result-file f.jsonl] [--pid PID] [--scenario query]</pre>
+ *
+ * {@code --scenario} names the results ({@code query-clients} for {@code QueryPlan --mix clients}).
  *
  * With --pid (the relay's process on this machine) the mix also reports the relay's CPU time per query
  * ({@link RelayCpu}).
@@ -83,7 +85,8 @@ public final class QueryLoad {
     LongAdder timeouts = new LongAdder();
     LongAdder closedReqs = new LongAdder();
     AtomicLong lastEose = new AtomicLong();
-    Result allResult = new Result("query", "java").put("level", "all").put("type", "all").put("connections", c)
+    String scenario = a.str("scenario", "query");
+    Result allResult = new Result(scenario, "java").put("level", "all").put("type", "all").put("connections", c)
         .put("url", url);
 
     long start;
@@ -124,7 +127,7 @@ public final class QueryLoad {
     for (Map.Entry<String, Stats> e : new TreeMap<>(stats).entrySet()) {
       Stats s = e.getValue();
       Latencies.Snapshot snap = s.lat.snapshot();
-      Result r = new Result("query", "java").put("level", e.getKey()).put("type", e.getKey()).put("connections", c)
+      Result r = new Result(scenario, "java").put("level", e.getKey()).put("type", e.getKey()).put("connections", c)
           .put("url", url).put("reqs", s.reqs.sum()).put("reqs_per_s", Result.round(s.reqs.sum() / elapsed))
           .put("events_per_req", Result.round((double) s.events.sum() / Math.max(1, s.reqs.sum())))
           .latency("req_eose", snap);

@@ -164,14 +164,19 @@ public final class Summary {
     List<JsonObject> preload = pick(results, "preload");
     List<JsonObject> query = new ArrayList<>(pick(results, "query"));
     query.sort((x, y) -> Integer.compare(queryOrder(levelOf(x)), queryOrder(levelOf(y))));
-    section(sb, query, relays, "query", "query — closed loop, REQ→EOSE", List.of(
-            f("queries/s", "reqs_per_s", Better.HIGHER),
-            f("REQ→EOSE p50 ms", "req_eose_p50_ms", Better.LOWER),
-            f("REQ→EOSE p99 ms", "req_eose_p99_ms", Better.LOWER),
-            f("relay CPU ms per query", "relay_cpu_ms_per_query", Better.LOWER),
-            f("events per REQ", "events_per_req", Better.INFO),
-            f("REQs", "reqs", Better.INFO)),
-        null);
+    List<Figure> queryFigures = List.of(
+        f("queries/s", "reqs_per_s", Better.HIGHER),
+        f("REQ→EOSE p50 ms", "req_eose_p50_ms", Better.LOWER),
+        f("REQ→EOSE p99 ms", "req_eose_p99_ms", Better.LOWER),
+        f("relay CPU ms per query", "relay_cpu_ms_per_query", Better.LOWER),
+        f("events per REQ", "events_per_req", Better.INFO),
+        f("REQs", "reqs", Better.INFO));
+    section(sb, query, relays, "query", "query — closed loop, REQ→EOSE", queryFigures, null);
+    List<JsonObject> clientQueries = new ArrayList<>(pick(results, "query-clients"));
+    clientQueries.sort((x, y) -> Integer.compare(queryOrder(levelOf(x)), queryOrder(levelOf(y))));
+    section(sb, clientQueries, relays, "query-clients",
+        "query-clients — the same store, what client apps ask (several authors or tag values, several kinds)",
+        queryFigures, null);
     if (!preload.isEmpty()) {
       sb.append("Preloads (over WebSocket, 8 connections × 64 in flight, before the query and sse scenarios):");
       for (JsonObject p : preload) {
@@ -255,7 +260,8 @@ public final class Summary {
   }
 
   private static int queryOrder(String level) {
-    int i = List.of("all", "author", "kinds+since", "tag", "ids").indexOf(level);
+    int i = List.of("all", "author", "kinds+since", "tag", "ids", "timeline", "reactions", "mentions", "hashtags",
+        "global").indexOf(level);
     return i < 0 ? 99 : i;
   }
 
