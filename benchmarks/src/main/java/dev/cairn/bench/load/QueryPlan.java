@@ -70,22 +70,8 @@ public final class QueryPlan {
           minT = Math.min(minT, e.createdAt());
           maxT = Math.max(maxT, e.createdAt());
           if (e.address() != null) continue; // replaceable versions may be gone
-          seen++;
-          if (ids.size() < want) {
-            ids.add(e.id());
-          } else {
-            int j = rnd.nextInt(seen);
-            if (j < want) ids.set(j, e.id());
-          }
-          if (clients && e.kind() == 1) {
-            seenNotes++;
-            if (notes.size() < want) {
-              notes.add(e.id());
-            } else {
-              int j = rnd.nextInt(seenNotes);
-              if (j < want) notes.set(j, e.id());
-            }
-          }
+          sampleInto(ids, e.id(), ++seen, want, rnd);
+          if (clients && e.kind() == 1) sampleInto(notes, e.id(), ++seenNotes, want, rnd);
         }
       }
     }
@@ -124,6 +110,16 @@ public final class QueryPlan {
     System.err.println("wrote " + qs.size() + " queries (" + perType + " of each of " + (clients ? CLIENT_TYPES : TYPES)
         + ") over the first "
         + read + " events to " + out);
+  }
+
+  /** Reservoir sampling: {@code sample} holds {@code want} of the {@code seen} items so far, this one included. */
+  private static void sampleInto(List<String> sample, String item, int seen, int want, Random rnd) {
+    if (sample.size() < want) {
+      sample.add(item);
+    } else {
+      int j = rnd.nextInt(seen);
+      if (j < want) sample.set(j, item);
+    }
   }
 
   /** {@code n} distinct entries of {@code from}, at random (all of them when there are fewer). */
