@@ -80,7 +80,8 @@ public final class FilterSql {
     boolean byAuthorTime = false;
     if (f.ids() == null && f.authors() == null) {
       // Drive from the tag index (key, created_at) in time order: a LIMIT stops early even for a
-      // popular tag. Only for a single value (several would need a merge and dedup).
+      // popular tag. Only for a single value (several would need a merge and dedup: SQLite's reader
+      // asks for each value apart, SqliteEventReader.perTagValue).
       for (Map.Entry<Character, Set<String>> t : f.tags().entrySet()) {
         if (t.getValue().size() == 1) {
           driver = t.getKey();

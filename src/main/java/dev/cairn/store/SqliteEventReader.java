@@ -9,9 +9,11 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The read path of a tenant's SQLite store (REQ history, COUNT, query plans), on a reader connection
@@ -76,8 +78,8 @@ final class SqliteEventReader {
     if (f.ids() != null || f.authors() != null || f.search() != null || f.tags().isEmpty()) {
       return List.of(f);
     }
-    Map.Entry<Character, java.util.Set<String>> smallest = null;
-    for (Map.Entry<Character, java.util.Set<String>> t : f.tags().entrySet()) {
+    Map.Entry<Character, Set<String>> smallest = null;
+    for (Map.Entry<Character, Set<String>> t : f.tags().entrySet()) {
       if (t.getValue().size() <= 1) {
         return List.of(f); // a single value drives the walk already (none: the filter matches nothing)
       }
@@ -90,8 +92,8 @@ final class SqliteEventReader {
     }
     List<Filter> out = new ArrayList<>(smallest.getValue().size());
     for (String value : smallest.getValue()) {
-      Map<Character, java.util.Set<String>> tags = new java.util.HashMap<>(f.tags());
-      tags.put(smallest.getKey(), java.util.Set.of(value));
+      Map<Character, Set<String>> tags = new HashMap<>(f.tags());
+      tags.put(smallest.getKey(), Set.of(value));
       out.add(new Filter(null, null, f.kinds(), tags, f.since(), f.until(), f.limit(), null));
     }
     return out;
@@ -133,7 +135,7 @@ final class SqliteEventReader {
     if (p.wheres().size() == 1) {
       out = rows(sql, p.wheres().get(0), p.limit());
     } else {
-      Map<String, StoredEvent> merged = new java.util.HashMap<>();
+      Map<String, StoredEvent> merged = new HashMap<>();
       for (FilterSql.Where w : p.wheres()) {
         for (StoredEvent e : rows(sql, w, p.limit())) {
           merged.putIfAbsent(e.id(), e);
