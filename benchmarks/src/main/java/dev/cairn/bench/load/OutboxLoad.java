@@ -1,10 +1,11 @@
 package dev.cairn.bench.load;
 
 import io.nats.client.Connection;
-import io.nats.client.Dispatcher;
 import io.nats.client.JetStream;
 import io.nats.client.JetStreamApiException;
 import io.nats.client.JetStreamManagement;
+import io.nats.client.JetStreamSubscription;
+import io.nats.client.Message;
 import io.nats.client.Nats;
 import io.nats.client.Options;
 import io.nats.client.PushSubscribeOptions;
@@ -20,20 +21,20 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
  * outbox (Cairn with outbox.backend=nats, docs/outbox.md): publishes pre-signed regular events over
- * WebSocket at a steady --rate for --duration seconds (open loop, --publishers connections) while a
- * JetStream ordered push consumer on {@code <prefix>.>} of --stream receives the relay's outbox messages
- * (body {@code {"event_id","type","tenant","seq","occurred_at","payload"}}, occurred_at = epoch ms of the
- * write). Commit->JetStream latency = the time the subscriber receives a message - its occurred_at (one
- * machine, one clock). Reports its p50/p90/p99/max, messages/s, and the publishers' EVENT->OK latency.
- * Deletes the stream at the end.
+ * WebSocket at a steady --rate for --duration seconds (open loop, --publishers connections), waits until
+ * --stream holds a message per accepted event, then reads the relay's outbox messages on {@code <prefix>.>}
+ * back (body {@code {"event_id","type","tenant","seq","occurred_at","payload"}}, occurred_at = epoch ms of
+ * the write). Commit->JetStream latency = the time JetStream stored a message (its metadata timestamp:
+ * when the broker sends the relay its PubAck) - its occurred_at (one machine, one clock; occurred_at is
+ * whole ms, so up to 1 ms too high). Nothing of the tool reads the stream during the run: a consumer
+ * there would take the cores being measured. Reports its p50/p90/p99/max, messages/s between the first
+ * and last stored message, and the publishers' EVENT->OK latency. Deletes the stream at the end.
  *
  * <pre>
  * OutboxLoad --url ws://... --file events.jsonl --stream NAME --prefix PREFIX [--nats nats://127.0.0.1:4222]
@@ -102,17 +103,6 @@ public final class OutboxLoad {
     Set<String> ids = new HashSet<>();
     for (EventLine e : batch) ids.add(e.id());
 
-    Latencies commitToJs = new Latencies();
-    LongAdder messages = new LongAdder();
-    LongAdder storedMsgs = new LongAdder();
-    LongAdder otherMsgs = new LongAdder();
-    LongAdder badMsgs = new LongAdder();
-    Set<String> storedIds = ConcurrentHashMap.newKeySet();
-    LongAdder dupStored = new LongAdder();
-    AtomicLong firstMsg = new AtomicLong();
-    AtomicLong lastMsg = new AtomicLong();
-    ConcurrentLinkedQueue<String> problems = new ConcurrentLinkedQueue<>();
-
     Connection nc;
     try {
       nc = connect(natsUrl);
@@ -136,33 +126,8 @@ public final class OutboxLoad {
         r.error("stream " + stream + " did not appear within 30 s (is the relay on outbox.backend=nats?)");
         return r.finish(a);
       }
-      JetStream js = nc.jetStream();
-      Dispatcher d = nc.createDispatcher();
-      js.subscribe(prefix + ".>", d, msg -> {
-        Instant now = Instant.now();
-        long nowMicros = now.getEpochSecond() * 1_000_000L + now.getNano() / 1000;
-        long nanos = System.nanoTime();
-        firstMsg.compareAndSet(0, nanos);
-        lastMsg.set(nanos);
-        messages.increment();
-        try {
-          JsonObject body = new JsonObject(new String(msg.getData(), StandardCharsets.UTF_8));
-          long occurredMs = body.getLong("occurred_at");
-          commitToJs.recordNanos((nowMicros - occurredMs * 1000) * 1000);
-          if ("EventStored".equals(body.getString("type"))) {
-            storedMsgs.increment();
-            JsonObject payload = body.getJsonObject("payload");
-            String id = payload == null ? null : payload.getString("id");
-            if (id != null && !storedIds.add(id)) dupStored.increment();
-          } else {
-            otherMsgs.increment();
-          }
-        } catch (RuntimeException e) {
-          badMsgs.increment();
-          if (problems.size() < 5) problems.add("unreadable message on " + msg.getSubject() + ": " + e);
-        }
-      }, false, PushSubscribeOptions.builder().stream(stream).ordered(true).build());
-
+      long before = streamMessages(jsm, stream); // a relay used before: its messages are not this run's
+      long sinceMs = System.currentTimeMillis();
       Publisher.Counters pc = new Publisher.Counters();
       Latencies okLat = new Latencies();
       LongAdder lateOk = new LongAdder();
@@ -194,35 +159,39 @@ public final class OutboxLoad {
           long now = System.nanoTime();
           long answered = pc.okd() + pc.rejected.sum();
           boolean oksDone = answered >= toSend || now > okDeadline;
-          long m = messages.sum() + answered;
+          long m = streamMessages(jsm, stream) - before + answered;
           if (m != lastCount) {
             lastCount = m;
             lastChange = now;
           }
-          if (answered >= toSend && storedIds.size() >= pc.accepted.sum()) break;
+          if (answered >= toSend && streamMessages(jsm, stream) - before >= pc.accepted.sum()) break;
           if (oksDone && now - lastChange > quietNanos) break;
           if (now > hardEnd) break;
           Thread.sleep(50);
         }
         Thread.sleep(200);
+        // Read only now: a consumer running beside the relay would take the cores the figure is about.
+        StreamTally t = StreamTally.read(nc.jetStream(), jsm, stream, prefix, ids, sinceMs);
         long missingOk = toSend - pc.okd() - pc.rejected.sum();
-        long missingMsgs = ids.stream().filter(id -> !storedIds.contains(id)).count();
+        long missingMsgs = ids.stream().filter(id -> !t.storedIds.contains(id)).count();
         long firstSend = pc.firstSendNanos == 0 ? start : pc.firstSendNanos;
-        double span = Math.max(1e-3, ((lastMsg.get() == 0 ? System.nanoTime() : lastMsg.get()) - firstSend) / 1e9);
+        double span = Math.max(1e-3, (t.lastStoredNanos - t.firstStoredNanos) / 1e9); // stored timestamps
         double okSpan = Math.max(1e-3, ((pc.lastOkNanos == 0 ? System.nanoTime() : pc.lastOkNanos) - firstSend) / 1e9);
-        Latencies.Snapshot lat = commitToJs.snapshot();
+        Latencies.Snapshot lat = t.commitToJs.snapshot();
+        String perSecond = t.perSecond();
         r.put("events_offered", toSend).put("offered_rate", Result.round(toSend / Math.max(1e-3, publishS)))
             .put("accepted", pc.accepted.sum()).put("duplicate", pc.duplicate.sum()).put("rejected", pc.rejected.sum())
             .put("accepted_per_s", Result.round(pc.accepted.sum() / okSpan))
-            .put("messages", messages.sum()).put("stored_messages", storedMsgs.sum())
-            .put("other_messages", otherMsgs.sum()).put("duplicate_stored_messages", dupStored.sum())
-            .put("messages_per_s", Result.round(messages.sum() / span)).put("missing_messages", missingMsgs)
+            .put("messages", t.messages).put("stored_messages", t.storedMessages)
+            .put("other_messages", t.otherMessages).put("duplicate_stored_messages", t.duplicateStored)
+            .put("messages_per_s", Result.round(t.messages / span)).put("missing_messages", missingMsgs)
             .put("no_ok_within_timeout", missingOk + lateOk.sum())
-            .latency("commit_js", lat).latency("publish_ok", okLat.snapshot());
+            .put("commit_js_p50_p99_ms_by_second", perSecond).latency("commit_js", lat).latency("publish_ok", okLat.snapshot());
         System.out.printf(Locale.ROOT, "outbox %.0f/s offered for %.1f s: %d accepted (%.0f/s), %d JetStream messages "
             + "(%.0f/s), %d accepted events without message; commit->JetStream %s; EVENT->OK %s%n", rate, publishS,
-            pc.accepted.sum(), pc.accepted.sum() / okSpan, messages.sum(), messages.sum() / span, missingMsgs,
+            pc.accepted.sum(), pc.accepted.sum() / okSpan, t.messages, t.messages / span, missingMsgs,
             lat.describe(), okLat.snapshot().describe());
+        System.out.println("commit->JetStream p50/p99 ms by second of the writes: " + perSecond);
         if (missingOk > 0) r.error(missingOk + " EVENTs got no OK");
         if (lateOk.sum() > 0) r.error(lateOk.sum() + " EVENTs got their OK later than " + okTimeoutNanos / 1_000_000_000L + " s");
         if (pc.rejected.sum() > 0) r.error(pc.rejected.sum() + " EVENTs got OK false (not duplicate:)");
@@ -230,8 +199,8 @@ public final class OutboxLoad {
         if (missingMsgs > 0 && pc.accepted.sum() > 0) {
           r.error(missingMsgs + " events have no EventStored message on " + prefix + ".> after the drain");
         }
-        if (messages.sum() == 0) r.error("no message arrived on " + prefix + ".>");
-        if (badMsgs.sum() > 0) r.error(badMsgs.sum() + " unreadable messages: " + String.join(" | ", problems));
+        if (t.messages == 0) r.error("no message arrived on " + prefix + ".>");
+        if (!t.problems.isEmpty()) r.error(String.join(" | ", t.problems));
         if (r.failed() && !pc.samples.isEmpty()) r.error("publisher frames: " + String.join(" | ", pc.samples));
         pubs.forEach(Publisher::close);
         Thread.sleep(100);
@@ -242,6 +211,101 @@ public final class OutboxLoad {
         System.out.println("outbox: stream " + stream + (deleteStream(nc, stream) ? " deleted" : " not deleted"));
       }
       nc.close();
+    }
+  }
+
+  /** Messages the stream holds now (0 while it cannot be asked). */
+  static long streamMessages(JetStreamManagement jsm, String stream) {
+    try {
+      return jsm.getStreamInfo(stream).getStreamState().getMsgCount();
+    } catch (Exception e) {
+      return 0;
+    }
+  }
+
+  /**
+   * This run's messages in the stream, read once after the run: commit->JetStream per message = the time
+   * the stream stored it (its metadata timestamp: the moment the broker sends the relay its PubAck) - its
+   * {@code occurred_at} (ms, the write). A message is this run's when it is the EventStored of one of
+   * {@code ids}, or another type written since {@code sinceMs}; the rest (a relay used before) is skipped.
+   */
+  static final class StreamTally {
+    final Latencies commitToJs = new Latencies();
+    /** By the second of occurred_at. */
+    final TreeMap<Long, Latencies> bySecond = new TreeMap<>();
+    final Set<String> storedIds = new HashSet<>();
+    final List<String> problems = new ArrayList<>();
+    long messages;
+    long storedMessages;
+    long otherMessages;
+    long duplicateStored;
+    long unreadable;
+    long firstStoredNanos = Long.MAX_VALUE;
+    long lastStoredNanos;
+
+    static StreamTally read(JetStream js, JetStreamManagement jsm, String stream, String prefix, Set<String> ids,
+        long sinceMs) throws Exception {
+      StreamTally t = new StreamTally();
+      long expected = streamMessages(jsm, stream);
+      JetStreamSubscription sub = js.subscribe(prefix + ".>",
+          PushSubscribeOptions.builder().stream(stream).ordered(true).build());
+      try {
+        for (long read = 0; read < expected; read++) {
+          Message msg = sub.nextMessage(Duration.ofSeconds(5));
+          if (msg == null) {
+            t.problems.add("the stream held " + expected + " messages, " + read + " read back");
+            break;
+          }
+          t.add(msg, ids, sinceMs);
+        }
+      } finally {
+        sub.unsubscribe();
+      }
+      if (t.unreadable > 0) t.problems.add(t.unreadable + " unreadable messages");
+      return t;
+    }
+
+    private void add(Message msg, Set<String> ids, long sinceMs) {
+      Instant stored = msg.metaData().timestamp().toInstant();
+      long storedNanos = stored.getEpochSecond() * 1_000_000_000L + stored.getNano();
+      try {
+        JsonObject body = new JsonObject(new String(msg.getData(), StandardCharsets.UTF_8));
+        long occurredMs = body.getLong("occurred_at");
+        boolean eventStored = "EventStored".equals(body.getString("type"));
+        JsonObject payload = body.getJsonObject("payload");
+        String id = payload == null ? null : payload.getString("id");
+        if (eventStored ? !ids.contains(id) : occurredMs < sinceMs) {
+          return; // written before this run
+        }
+        messages++;
+        firstStoredNanos = Math.min(firstStoredNanos, storedNanos);
+        lastStoredNanos = Math.max(lastStoredNanos, storedNanos);
+        long nanos = storedNanos - occurredMs * 1_000_000L;
+        commitToJs.recordNanos(nanos);
+        bySecond.computeIfAbsent(occurredMs / 1000, k -> new Latencies()).recordNanos(nanos);
+        if (eventStored) {
+          storedMessages++;
+          if (!storedIds.add(id)) duplicateStored++;
+        } else {
+          otherMessages++;
+        }
+      } catch (RuntimeException e) {
+        if (unreadable++ < 5) problems.add("unreadable message on " + msg.getSubject() + ": " + e);
+      }
+    }
+
+    /** "1: p50/p99, 2: ..." per second of the writes, from the first: a fresh relay's JIT seconds apart. */
+    String perSecond() {
+      StringBuilder sb = new StringBuilder();
+      if (bySecond.isEmpty()) return "";
+      long first = bySecond.firstKey();
+      bySecond.forEach((second, l) -> {
+        Latencies.Snapshot s = l.snapshot();
+        if (sb.length() > 0) sb.append(", ");
+        sb.append(second - first + 1).append(": ")
+            .append(String.format(Locale.ROOT, "%.1f/%.1f", s.pctMs(50), s.pctMs(99)));
+      });
+      return sb.toString();
     }
   }
 }
