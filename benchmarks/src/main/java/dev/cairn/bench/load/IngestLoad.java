@@ -98,9 +98,13 @@ public final class IngestLoad {
     List<ArrayDeque<EventLine>> queues = EventFile.partition(events, c);
     Publisher.Counters counters = new Publisher.Counters();
     Latencies lat = new Latencies();
+    LatencyBySecond bySecond = new LatencyBySecond();
     try (Ws ws = new Ws(url, c)) {
       List<Publisher> pubs = connect(ws, c, window, counters, lat, r);
       if (pubs == null) return;
+      for (Publisher p : pubs) {
+        p.onOk((id, verdict, nanos) -> bySecond.record(System.currentTimeMillis() - nanos / 1_000_000, nanos));
+      }
       long start = System.nanoTime();
       RelayCpu cpu = RelayCpu.start(relayPid);
       long deadline = start + (long) (durationS * 1e9);
@@ -112,6 +116,9 @@ public final class IngestLoad {
           + " (%.0f accepted/s) over %.1f s; EVENT->OK %s%n", c, window, counters.sent.sum(), counters.accepted.sum(),
           counters.duplicate.sum(), counters.okd() / elapsed, counters.accepted.sum() / elapsed, elapsed,
           lat.snapshot().describe());
+      String perSecond = bySecond.describe();
+      r.put("event_ok_p50_p99_ms_by_second", perSecond);
+      System.out.println("EVENT->OK p50/p99 ms by second of the sends: " + perSecond);
       pubs.forEach(Publisher::close);
     }
   }

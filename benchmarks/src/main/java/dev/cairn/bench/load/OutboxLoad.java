@@ -21,7 +21,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -178,7 +177,7 @@ public final class OutboxLoad {
         double span = Math.max(1e-3, (t.lastStoredNanos - t.firstStoredNanos) / 1e9); // stored timestamps
         double okSpan = Math.max(1e-3, ((pc.lastOkNanos == 0 ? System.nanoTime() : pc.lastOkNanos) - firstSend) / 1e9);
         Latencies.Snapshot lat = t.commitToJs.snapshot();
-        String perSecond = t.perSecond();
+        String perSecond = t.bySecond.describe();
         r.put("events_offered", toSend).put("offered_rate", Result.round(toSend / Math.max(1e-3, publishS)))
             .put("accepted", pc.accepted.sum()).put("duplicate", pc.duplicate.sum()).put("rejected", pc.rejected.sum())
             .put("accepted_per_s", Result.round(pc.accepted.sum() / okSpan))
@@ -232,7 +231,7 @@ public final class OutboxLoad {
   static final class StreamTally {
     final Latencies commitToJs = new Latencies();
     /** By the second of occurred_at. */
-    final TreeMap<Long, Latencies> bySecond = new TreeMap<>();
+    final LatencyBySecond bySecond = new LatencyBySecond();
     final Set<String> storedIds = new HashSet<>();
     final List<String> problems = new ArrayList<>();
     long messages;
@@ -282,7 +281,7 @@ public final class OutboxLoad {
         lastStoredNanos = Math.max(lastStoredNanos, storedNanos);
         long nanos = storedNanos - occurredMs * 1_000_000L;
         commitToJs.recordNanos(nanos);
-        bySecond.computeIfAbsent(occurredMs / 1000, k -> new Latencies()).recordNanos(nanos);
+        bySecond.record(occurredMs, nanos);
         if (eventStored) {
           storedMessages++;
           if (!storedIds.add(id)) duplicateStored++;
@@ -292,20 +291,6 @@ public final class OutboxLoad {
       } catch (RuntimeException e) {
         if (unreadable++ < 5) problems.add("unreadable message on " + msg.getSubject() + ": " + e);
       }
-    }
-
-    /** "1: p50/p99, 2: ..." per second of the writes, from the first: a fresh relay's JIT seconds apart. */
-    String perSecond() {
-      StringBuilder sb = new StringBuilder();
-      if (bySecond.isEmpty()) return "";
-      long first = bySecond.firstKey();
-      bySecond.forEach((second, l) -> {
-        Latencies.Snapshot s = l.snapshot();
-        if (sb.length() > 0) sb.append(", ");
-        sb.append(second - first + 1).append(": ")
-            .append(String.format(Locale.ROOT, "%.1f/%.1f", s.pctMs(50), s.pctMs(99)));
-      });
-      return sb.toString();
     }
   }
 }
