@@ -22,14 +22,49 @@ public final class FilterSql {
    * selected row is always {@code e}; {@code time} is the created_at column the plan walks in order
    * ({@code e.created_at}, or {@code t.created_at} when a tag drives). {@code merged}: the plan enters
    * the author index ({@code pubkey, created_at}) at several authors, or the kind index at several
-   * kinds, so their runs meet in a sorter.
+   * kinds, so their runs meet in a sorter. {@code search}: the NIP-50 condition, null without one.
    */
-  public record Where(String from, String sql, String time, List<Object> params, boolean merged) {
+  public record Where(String from, String conditions, List<Object> conditionParams, Search search, String time,
+      boolean merged) {
+    /** The whole condition: {@code conditions}, then the search condition when there is one. */
+    public String sql() {
+      return search == null ? conditions : conditions + " AND " + search.condition();
+    }
+
+    /** The params of {@link #sql}, in order. */
+    public List<Object> params() {
+      if (search == null) {
+        return conditionParams;
+      }
+      List<Object> all = new ArrayList<>(conditionParams.size() + search.params().size());
+      all.addAll(conditionParams);
+      all.addAll(search.params());
+      return all;
+    }
+
     /** NIP-01's order: newest first, ties by lowest id. */
     public String orderBy() {
       return time + " DESC, e.id ASC";
     }
+
+    /** This clause with {@code condition} (its params {@code values}) added to its conditions. */
+    Where and(String condition, Object... values) {
+      List<Object> p = new ArrayList<>(conditionParams);
+      p.addAll(List.of(values));
+      return new Where(from, conditions + " AND " + condition, p, search, time, merged);
+    }
+
+    /** This clause with its search condition replaced by {@code other}. */
+    Where withSearch(Search other) {
+      return new Where(from, conditions, conditionParams, other, time, merged);
+    }
   }
+
+  /**
+   * A NIP-50 condition, kept apart from the others (last in {@link Where#sql}) so that a reader may ask
+   * it another way: its SQL, its params, and the dialect's match expression alone.
+   */
+  public record Search(String condition, List<Object> params, String match) {}
 
   static final String DEFAULT_FROM = "events e";
   static final String DEFAULT_TIME = "e.created_at";
@@ -147,19 +182,17 @@ public final class FilterSql {
       inList(sql, params, keys);
       sql.append(')');
     }
+    Search search = null;
     if (match != null) {
       // NIP-50: SQLite's FTS5 index (kept by seed 000's search handler) or MySQL's search_docs, by seq.
-      sql.append(" AND ").append(dialect.searchCondition());
-      if (dialect.scopedByTenant()) {
-        params.add(tenant);
-      }
-      params.add(match);
+      search = new Search(dialect.searchCondition(), dialect.scopedByTenant() ? List.of(tenant, match) : List.of(match),
+          match);
     }
     boolean merged = f.ids() == null && f.authors() != null && f.authors().size() > 1
         && (f.kinds() == null || byAuthorTime)
         || f.ids() == null && f.authors() == null && driver == null && match == null
         && f.kinds() != null && f.kinds().size() > 1;
-    return new Where(from, sql.toString(), time, params, merged);
+    return new Where(from, sql.toString(), params, search, time, merged);
   }
 
   /** Ids and pubkeys are stored as 32 raw bytes. */
