@@ -38,7 +38,7 @@ final class SqliteEventReader {
   // The SQLite search condition (SqlDialect#searchCondition) asked another way: the newest matches first,
   // those from a rowid on, and those in a range of rowids.
   private static final String SEARCH_NEWEST =
-      "SELECT rowid FROM s.search_fts WHERE search_fts MATCH ? ORDER BY rowid DESC LIMIT ?";
+      "SELECT rowid FROM s.search_fts WHERE search_fts MATCH ? ORDER BY rowid DESC LIMIT ";
   private static final String SEARCH_FROM_ROWID =
       "e.seq IN (SELECT rowid FROM s.search_fts WHERE search_fts MATCH ? AND rowid >= ?)";
   private static final String SEARCH_ROWIDS_BETWEEN =
@@ -177,7 +177,7 @@ final class SqliteEventReader {
    * are read again (one created_at: a few rows).
    */
   private static List<StoredEvent> rows(Sql sql, FilterSql.Where w, int limit) throws SQLException {
-    List<StoredEvent> out = read(sql, historySql(w), w, null, limit + 1);
+    List<StoredEvent> out = read(sql, historySql(w, limit + 1), w, null, limit + 1);
     if (w.merged()) {
       out.sort(NEWEST_FIRST); // they come by seq
     }
@@ -191,7 +191,7 @@ final class SqliteEventReader {
           first--;
         }
         out.subList(first, limit).clear();
-        out.addAll(read(sql, boundarySql(w), w, boundary, limit - first));
+        out.addAll(read(sql, boundarySql(w, limit - first), w, boundary, limit - first));
       }
     }
     orderTies(out);
@@ -244,7 +244,7 @@ final class SqliteEventReader {
     FilterSql.Where late = datedLater.withSearch(
         new FilterSql.Search(SEARCH_ROWIDS_BETWEEN, List.of(match, from, lowest), match));
     List<StoredEvent> older = read(sql, "SELECT e.seq, e.id, e.created_at, e.json FROM " + late.from() + " WHERE "
-        + late.sql() + " LIMIT ?", late, null, Integer.MAX_VALUE);
+        + late.sql(), late, null, 16);
     if (older.isEmpty()) {
       return out;
     }
@@ -257,9 +257,8 @@ final class SqliteEventReader {
 
   /** The highest and lowest rowid of the newest {@code n} matches of {@code match}, or null when it has fewer. */
   private static long[] newestMatches(Sql sql, String match, int n) throws SQLException {
-    PreparedStatement ps = sql.prepare(SEARCH_NEWEST);
+    PreparedStatement ps = sql.prepare(SEARCH_NEWEST + n);
     ps.setString(1, match);
-    ps.setInt(2, n);
     long highest = -1;
     long lowest = -1;
     int seen = 0;
@@ -303,16 +302,20 @@ final class SqliteEventReader {
     }
   }
 
-  /** Runs {@code text} with {@code w}'s params, then {@code createdAt} when not null, then the limit. */
+  /**
+   * Runs {@code text} with {@code w}'s params, then {@code createdAt} when not null; {@code limit} only
+   * sizes the list. Limits are written into the SQL text, never bound: SQLite (3.51, as the driver
+   * bundles it) plans with a bound LIMIT's value, so binding that parameter, as every execution does,
+   * has the statement compiled again at its next step. One tag value's read took 34 us that way and 14
+   * with the limit in the text; {@link Sql}'s cache keeps a statement per limit value instead.
+   */
   private static List<StoredEvent> read(Sql sql, String text, FilterSql.Where w, Long createdAt, int limit)
       throws SQLException {
     PreparedStatement ps = sql.prepare(text);
     FilterSql.bind(ps, w.params());
-    int i = w.params().size() + 1;
     if (createdAt != null) {
-      ps.setLong(i++, createdAt);
+      ps.setLong(w.params().size() + 1, createdAt);
     }
-    ps.setInt(i, limit);
     List<StoredEvent> out = new ArrayList<>(Math.min(limit, 512));
     try (ResultSet rs = ps.executeQuery()) {
       while (rs.next()) {
@@ -354,10 +357,9 @@ final class SqliteEventReader {
   static SyncItems syncItems(Sql sql, FilterSql.Where w, int limit, int max) throws SQLException {
     boolean limited = limit >= 0 && limit <= max;
     String text = "SELECT e.created_at, e.id FROM " + w.from() + " WHERE " + w.sql()
-        + (limited ? " ORDER BY " + w.orderBy() : "") + " LIMIT ?";
+        + (limited ? " ORDER BY " + w.orderBy() : "") + " LIMIT " + (limited ? limit : max + 1);
     PreparedStatement ps = sql.prepare(text);
     FilterSql.bind(ps, w.params());
-    ps.setInt(w.params().size() + 1, limited ? limit : max + 1);
     VectorStorage.Builder items = VectorStorage.builder(Math.min(limited ? limit : max, 4096));
     int n = 0;
     try (ResultSet rs = ps.executeQuery()) {
@@ -379,10 +381,9 @@ final class SqliteEventReader {
   /** Stored events with {@code from <= seq < to} in seq order, at most {@code max} (a pod's catch-up read). */
   static List<StoredEvent> range(Sql sql, long from, long to, int max) throws SQLException {
     PreparedStatement ps = sql.prepare("SELECT seq, id, created_at, json FROM events WHERE seq >= ? AND seq < ?"
-        + " ORDER BY seq LIMIT ?");
+        + " ORDER BY seq LIMIT " + max);
     ps.setLong(1, from);
     ps.setLong(2, to);
-    ps.setInt(3, max);
     List<StoredEvent> out = new ArrayList<>();
     try (ResultSet rs = ps.executeQuery()) {
       while (rs.next()) {
@@ -397,9 +398,8 @@ final class SqliteEventReader {
     List<String> out = new ArrayList<>();
     {
       FilterSql.Where w = p.wheres().get(0);
-      PreparedStatement ps = sql.prepare("EXPLAIN QUERY PLAN " + historySql(w));
+      PreparedStatement ps = sql.prepare("EXPLAIN QUERY PLAN " + historySql(w, p.limit()));
       FilterSql.bind(ps, w.params());
-      ps.setInt(w.params().size() + 1, p.limit());
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
           out.add(rs.getString("detail"));
@@ -410,13 +410,13 @@ final class SqliteEventReader {
   }
 
   /** The first read of a part's history. */
-  private static String historySql(FilterSql.Where w) {
-    return w.merged() ? mergedSql(w) : selectSql(w);
+  private static String historySql(FilterSql.Where w, int limit) {
+    return w.merged() ? mergedSql(w, limit) : selectSql(w, limit);
   }
 
-  private static String selectSql(FilterSql.Where w) {
+  private static String selectSql(FilterSql.Where w, int limit) {
     return "SELECT e.seq, e.id, e.created_at, e.json FROM " + w.from() + " WHERE " + w.sql()
-        + " ORDER BY " + w.time() + " DESC LIMIT ?";
+        + " ORDER BY " + w.time() + " DESC LIMIT " + limit;
   }
 
   /**
@@ -424,15 +424,15 @@ final class SqliteEventReader {
    * (the sorter holds seq and created_at; the author index covers them), then the rows of those seqs, in
    * seq order. 300 authors of 200k events: a third of the time of sorting whole rows; three kinds, 40%.
    */
-  private static String mergedSql(FilterSql.Where w) {
+  private static String mergedSql(FilterSql.Where w, int limit) {
     return "SELECT r.seq, r.id, r.created_at, r.json FROM events r WHERE r.seq IN (SELECT e.seq FROM " + w.from()
-        + " WHERE " + w.sql() + " ORDER BY " + w.time() + " DESC LIMIT ?)";
+        + " WHERE " + w.sql() + " ORDER BY " + w.time() + " DESC LIMIT " + limit + ")";
   }
 
   /** The rows of one created_at of {@code w} by lowest id: the group a limit cut. */
-  private static String boundarySql(FilterSql.Where w) {
+  private static String boundarySql(FilterSql.Where w, int limit) {
     return "SELECT e.seq, e.id, e.created_at, e.json FROM " + w.from() + " WHERE " + w.sql()
-        + " AND " + w.time() + " = ? ORDER BY e.id LIMIT ?";
+        + " AND " + w.time() + " = ? ORDER BY e.id LIMIT " + limit;
   }
 
 }
