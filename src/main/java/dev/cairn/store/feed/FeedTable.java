@@ -86,7 +86,9 @@ public final class FeedTable {
     if (!authors.isEmpty()) {
       text.append(" AND f.pubkey IN (").append("?,".repeat(authors.size() - 1)).append("?)");
     }
-    text.append(" ORDER BY f.seq LIMIT ?");
+    // the limit in the text, not bound: SQLite compiles a statement again after each bind of its LIMIT
+    // (SqliteEventReader.read), which a live session's read per commit would pay every time
+    text.append(" ORDER BY f.seq LIMIT ").append(limit);
     sql.execute("BEGIN");
     try {
       List<FeedRow> rows = new ArrayList<>();
@@ -100,7 +102,6 @@ public final class FeedTable {
         for (String a : authors) {
           ps.setString(i++, a);
         }
-        ps.setInt(i, limit);
         try (ResultSet rs = ps.executeQuery()) {
           while (rs.next()) {
             // a stored row's frame is its event's JSON: its id and pubkey columns are not read (two
