@@ -191,7 +191,9 @@ final class SqliteEventReader {
           first--;
         }
         out.subList(first, limit).clear();
-        out.addAll(read(sql, boundarySql(w, limit - first), w, boundary, limit - first));
+        // the part's limit in the text, not the rows wanted here: one statement per limit, not per cut
+        List<StoredEvent> group = read(sql, boundarySql(w, limit), w, boundary, limit - first);
+        out.addAll(group.subList(0, Math.min(group.size(), limit - first)));
       }
     }
     orderTies(out);
