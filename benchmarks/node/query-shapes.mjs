@@ -24,6 +24,10 @@ const opts = { url: [], connections: 4, duration: 8, seed: 7, deflate: 0, 'max-e
 for (let i = 2; i < process.argv.length; i += 2) {
   const k = process.argv[i].replace(/^--/, '');
   const v = process.argv[i + 1];
+  if (!['url', 'file', 'max-events', 'connections', 'duration', 'seed', 'deflate', 'only'].includes(k)) {
+    console.error(`unknown option ${process.argv[i]}`);
+    process.exit(2);
+  }
   if (v === undefined) { console.error(`--${k} takes a value`); process.exit(2); }
   if (k === 'url') opts.url.push(v); else opts[k] = /^\d+$/.test(v) ? Number(v) : v;
 }
