@@ -104,6 +104,10 @@ public record CairnConfig(
     if (Durations.parse("store.tenants_poll_interval", store.getString("tenants_poll_interval", "2s")).toMillis() < 100) {
       throw new ConfigException("store.tenants_poll_interval: at least 100ms");
     }
+    String walVfs = store.getString("wal_vfs", "auto");
+    if (!"auto".equals(walVfs) && !"off".equals(walVfs)) {
+      throw new ConfigException("store.wal_vfs: auto or off, got " + walVfs);
+    }
     return new CairnConfig(
         j,
         List.copyOf(binds),

@@ -120,6 +120,7 @@ public final class DatabaseEngine extends Supervised {
   /** Set: SQLite stores write their outbox rows claimed and each commit hands them to the relay. */
   private boolean outboxClaimedOnWrite;
   private boolean startupWarmup;
+  private boolean walVfs;
 
   /** Seed 000: the {@code cairn_outbox_pending} meter this engine keeps current; call before deploying. */
   public DatabaseEngine withOutboxGauge(OutboxPendingGauge gauge) {
@@ -181,6 +182,15 @@ public final class DatabaseEngine extends Supervised {
       }, false)).onComplete(ar -> dropped.complete());
     });
     return dropped.future();
+  }
+
+  /**
+   * Whether the SQLite stores write their WAL through the cairn-wal VFS ({@link SqliteWalVfs}, where this
+   * platform has it; {@code store.wal_vfs}).
+   */
+  public DatabaseEngine withWalVfs(boolean use) {
+    this.walVfs = use;
+    return this;
   }
 
   /** Whether this engine runs the store's start-up warm-up ({@link StoreWarmup}) before it reports started. */
@@ -285,6 +295,9 @@ public final class DatabaseEngine extends Supervised {
     upkeep = new SqliteUpkeep(vertx, deploymentID());
     toRoot = channels.open("database-engine->root", Addresses.ROOT);
     Future<?> opened = target.mysql() ? openMysql() : vertx.executeBlocking(() -> {
+      if (walVfs) {
+        SqliteWalVfs.load(); // before the first store file opens: it is the default VFS from then on
+      }
       meta = MetaStore.open(storeDir.resolve("meta.db"));
       for (String t : tenantIds) {
         meta.ensureTenant(t);

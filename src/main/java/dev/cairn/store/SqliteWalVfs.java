@@ -1,0 +1,118 @@
+package dev.cairn.store;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Locale;
+import java.util.logging.Logger;
+import org.sqlite.SQLiteConfig;
+
+/**
+ * The cairn-wal SQLite VFS (src/main/c/cairn_wal_vfs.c, docs/decisions/0016-wal-writes-coalesced.md): a
+ * shim over SQLite's unix VFS that writes a commit's WAL frames with one write call instead of two per
+ * frame. The build puts the library for its platform under {@link #RESOURCE_DIR}; loaded once, it is
+ * the default VFS of every SQLite connection the process opens afterwards.
+ *
+ * <p>Its state is process-wide because what it mirrors is: SQLite's VFS registry lives in the native
+ * library, once per process, whatever opened it.
+ */
+public final class SqliteWalVfs {
+  private static final Logger LOG = Logger.getLogger(SqliteWalVfs.class.getName());
+  static final String RESOURCE_DIR = "/dev/cairn/store/native/";
+  static final String LIBRARY = "libcairnwal.so";
+  private static final String ENTRY_POINT = "sqlite3_cairnwal_init";
+
+  /** The extracted library once loaded (null: not loaded), and why it is not, once tried. */
+  private static Path loaded;
+  private static String unavailable;
+
+  private SqliteWalVfs() {}
+
+  /** What one connection's statistics function reports: buffered WAL writes and the write calls made for them. */
+  public record Stats(long walWritesBuffered, long writeCalls) {}
+
+  /**
+   * Loads the VFS unless it is loaded already; true when it is in use. When this platform has no build
+   * of it, or loading fails, the reason is logged once and SQLite's own VFS stays: nothing else changes.
+   */
+  public static synchronized boolean load() {
+    if (loaded != null) {
+      return true;
+    }
+    if (unavailable != null) {
+      return false;
+    }
+    String platform = platform();
+    String resource = platform == null ? null : RESOURCE_DIR + platform + "/" + LIBRARY;
+    try (InputStream in = resource == null ? null : SqliteWalVfs.class.getResourceAsStream(resource)) {
+      if (in == null) {
+        unavailable = "no build of it for " + System.getProperty("os.name") + " " + System.getProperty("os.arch")
+            + " in this jar";
+      } else {
+        Path file = Files.createTempFile("cairn-wal-", ".so");
+        file.toFile().deleteOnExit();
+        Files.copy(in, file, StandardCopyOption.REPLACE_EXISTING);
+        loadInto(file);
+        loaded = file;
+        LOG.info("SQLite WAL writes: the cairn-wal VFS (one write call per commit's frames)");
+        return true;
+      }
+    } catch (IOException | SQLException e) {
+      unavailable = "loading it failed: " + e.getMessage();
+    }
+    LOG.info("SQLite WAL writes: SQLite's own VFS (the cairn-wal VFS is not used: " + unavailable + ")");
+    return false;
+  }
+
+  /** What the VFS did since it was loaded; null when it is not loaded. */
+  public static synchronized Stats stats() throws SQLException {
+    if (loaded == null) {
+      return null;
+    }
+    try (Connection c = withExtension(loaded); Statement st = c.createStatement();
+        ResultSet rs = st.executeQuery("SELECT cairn_wal_vfs_stats()")) {
+      String[] parts = rs.next() ? rs.getString(1).split(" ") : new String[] {"0", "0"};
+      return new Stats(Long.parseLong(parts[0]), Long.parseLong(parts[1]));
+    }
+  }
+
+  /** Loading registers the VFS (once per process) and the statistics function on that connection. */
+  private static void loadInto(Path file) throws SQLException {
+    withExtension(file).close();
+  }
+
+  private static Connection withExtension(Path file) throws SQLException {
+    SQLiteConfig config = new SQLiteConfig();
+    config.enableLoadExtension(true);
+    Connection c = DriverManager.getConnection("jdbc:sqlite::memory:", config.toProperties());
+    try (PreparedStatement ps = c.prepareStatement("SELECT load_extension(?, ?)")) {
+      ps.setString(1, file.toString());
+      ps.setString(2, ENTRY_POINT);
+      ps.execute();
+      return c;
+    } catch (SQLException e) {
+      c.close();
+      throw e;
+    }
+  }
+
+  /** The build's name for this platform ({@code src/main/c/build.sh}), null where there is none. */
+  static String platform() {
+    if (!System.getProperty("os.name", "").toLowerCase(Locale.ROOT).startsWith("linux")) {
+      return null;
+    }
+    return switch (System.getProperty("os.arch", "")) {
+      case "amd64", "x86_64" -> "linux-x86_64";
+      case "aarch64", "arm64" -> "linux-aarch64";
+      default -> null;
+    };
+  }
+}
