@@ -30,7 +30,7 @@ SQLITE_EXTENSION_INIT1
 
 typedef struct ShimFile ShimFile;
 struct ShimFile {
-  sqlite3_file base;    /* pMethods: &shim_io */
+  sqlite3_file base;    /* pMethods: &shimIo */
   sqlite3_file *real;   /* the unix VFS's file, allocated right after this struct */
   int isWal;
   char *dbName;         /* main database and WAL: the database's name (a WAL's without "-wal") */
