@@ -104,9 +104,11 @@ public record CairnConfig(
     if (Durations.parse("store.tenants_poll_interval", store.getString("tenants_poll_interval", "2s")).toMillis() < 100) {
       throw new ConfigException("store.tenants_poll_interval: at least 100ms");
     }
-    String walVfs = store.getString("wal_vfs", "auto");
-    if (!"auto".equals(walVfs) && !"off".equals(walVfs)) {
-      throw new ConfigException("store.wal_vfs: auto or off, got " + walVfs);
+    for (String key : List.of("wal_vfs", "thread_priority")) {
+      String value = store.getString(key, "auto");
+      if (!"auto".equals(value) && !"off".equals(value)) {
+        throw new ConfigException("store." + key + ": auto or off, got " + value);
+      }
     }
     return new CairnConfig(
         j,

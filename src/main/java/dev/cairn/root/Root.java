@@ -277,6 +277,7 @@ public final class Root extends VerticleBase {
         config.storeReaders(), config.storeWriters(), config.maxBatch(), config.limits().defaultLimit(), config.limits().maxLimit(),
         crashReporter("database-engine")).withStore(config.store()).withStartupWarmup(warmup)
         .withWalVfs("auto".equals(config.raw().getJsonObject("store").getString("wal_vfs", "auto")))
+        .withThreadPriority("auto".equals(config.raw().getJsonObject("store").getString("thread_priority", "auto")))
         .withWarmupTenant(currentEngine == null ? warmupTenant : null).withSignalPlane(signalMetrics == null ? null : signalSettings(), signalMetrics).withFeed(feedSettings, feedMetrics).withOutboxGauge(outboxPending)
         .withOutboxSettledOnWrite(outboxSettings.deliversOutsideTheDb() ? null
             : dev.cairn.delivery.outbox.OutboxMetrics.publishedInDb(metrics.registry()))

@@ -121,6 +121,7 @@ public final class DatabaseEngine extends Supervised {
   private boolean outboxClaimedOnWrite;
   private boolean startupWarmup;
   private boolean walVfs;
+  private boolean threadPriority;
 
   /** Seed 000: the {@code cairn_outbox_pending} meter this engine keeps current; call before deploying. */
   public DatabaseEngine withOutboxGauge(OutboxPendingGauge gauge) {
@@ -190,6 +191,12 @@ public final class DatabaseEngine extends Supervised {
    */
   public DatabaseEngine withWalVfs(boolean use) {
     this.walVfs = use;
+    return this;
+  }
+
+  /** Whether the WAL checkpoint and search index threads run at the background priority ({@link ThreadPriority}; {@code store.thread_priority}). */
+  public DatabaseEngine withThreadPriority(boolean use) {
+    this.threadPriority = use;
     return this;
   }
 
@@ -292,7 +299,7 @@ public final class DatabaseEngine extends Supervised {
   protected Future<?> startNode() {
     writers = new TenantWriters(context, "cairn-db-writer", writerThreads);
     readerPool = vertx.createSharedWorkerExecutor("cairn-db-reader-" + deploymentID(), readers);
-    upkeep = new SqliteUpkeep(vertx, deploymentID());
+    upkeep = new SqliteUpkeep(vertx, deploymentID(), new ThreadPriority(threadPriority));
     toRoot = channels.open("database-engine->root", Addresses.ROOT);
     Future<?> opened = target.mysql() ? openMysql() : vertx.executeBlocking(() -> {
       if (walVfs) {

@@ -10,8 +10,9 @@ import java.util.logging.Logger;
 /**
  * The SQLite stores' background upkeep after writes, off the writer's thread: WAL checkpoints (one per
  * tenant at a time, shortly after writes, on the maintenance thread) and seed 000's {@code search}
- * handler (the NIP-50 index follows the outbox rows on the search thread). Used on the engine's
- * event loop only.
+ * handler (the NIP-50 index follows the outbox rows on the search thread). Both threads run at the
+ * background priority ({@link ThreadPriority}): they may trail the writer. Used on the engine's event
+ * loop only.
  */
 final class SqliteUpkeep {
   private static final Logger LOG = Logger.getLogger(SqliteUpkeep.class.getName());
@@ -32,12 +33,14 @@ final class SqliteUpkeep {
   private final Vertx vertx;
   private final WorkerExecutor maintenance;
   private final WorkerExecutor searchPool;
+  private final ThreadPriority priority;
   private final Map<String, Boolean> checkpointing = new HashMap<>();
   /** Tenants the search indexer is on (true: run again after this run). */
   private final Map<String, Boolean> searching = new HashMap<>();
 
-  SqliteUpkeep(Vertx vertx, String name) {
+  SqliteUpkeep(Vertx vertx, String name, ThreadPriority priority) {
     this.vertx = vertx;
+    this.priority = priority;
     this.maintenance = vertx.createSharedWorkerExecutor("cairn-db-checkpoint-" + name, 1);
     this.searchPool = vertx.createSharedWorkerExecutor("cairn-search-" + name, 1);
   }
@@ -53,7 +56,10 @@ final class SqliteUpkeep {
     if (checkpointing.putIfAbsent(tenant, Boolean.TRUE) != null) {
       return;
     }
-    vertx.setTimer(CHECKPOINT_DELAY_MS, id -> maintenance.executeBlocking(store::checkpoint, false)
+    vertx.setTimer(CHECKPOINT_DELAY_MS, id -> maintenance.executeBlocking(() -> {
+      priority.background();
+      return store.checkpoint();
+    }, false)
         .onComplete(ar -> {
           checkpointing.remove(tenant);
           if (ar.failed()) {
@@ -84,6 +90,7 @@ final class SqliteUpkeep {
       return;
     }
     searchPool.executeBlocking(() -> {
+      priority.background();
       int steps = 0;
       while (store.indexSearch(SEARCH_STEP_ROWS) && ++steps < SEARCH_STEPS_PER_RUN) {
         // keep going: caught up, or yield to other tenants after a while

@@ -1,24 +1,20 @@
 package dev.cairn.store;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.Locale;
 import java.util.logging.Logger;
 import org.sqlite.SQLiteConfig;
 
 /**
  * The cairn-wal SQLite VFS (src/main/c/cairn_wal_vfs.c, docs/decisions/0016-wal-writes-coalesced.md): a
  * shim over SQLite's unix VFS that writes a commit's WAL frames with one write call instead of two per
- * frame. The build puts the library for its platform under {@link #RESOURCE_DIR}; loaded once, it is
+ * frame. The build puts the library for its platform on the class path ({@link NativeResource}); loaded once, it is
  * the default VFS of every SQLite connection the process opens afterwards.
  *
  * <p>Its state is process-wide because what it mirrors is: SQLite's VFS registry lives in the native
@@ -26,7 +22,6 @@ import org.sqlite.SQLiteConfig;
  */
 public final class SqliteWalVfs {
   private static final Logger LOG = Logger.getLogger(SqliteWalVfs.class.getName());
-  static final String RESOURCE_DIR = "/dev/cairn/store/native/";
   static final String LIBRARY = "libcairnwal.so";
   private static final String ENTRY_POINT = "sqlite3_cairnwal_init";
 
@@ -50,16 +45,11 @@ public final class SqliteWalVfs {
     if (unavailable != null) {
       return false;
     }
-    String platform = platform();
-    String resource = platform == null ? null : RESOURCE_DIR + platform + "/" + LIBRARY;
-    try (InputStream in = resource == null ? null : SqliteWalVfs.class.getResourceAsStream(resource)) {
-      if (in == null) {
-        unavailable = "no build of it for " + System.getProperty("os.name") + " " + System.getProperty("os.arch")
-            + " in this jar";
+    try {
+      Path file = NativeResource.extract(LIBRARY);
+      if (file == null) {
+        unavailable = NativeResource.missing();
       } else {
-        Path file = Files.createTempFile("cairn-wal-", ".so");
-        file.toFile().deleteOnExit();
-        Files.copy(in, file, StandardCopyOption.REPLACE_EXISTING);
         loadInto(file);
         loaded = file;
         LOG.info("SQLite WAL writes: the cairn-wal VFS (one write call per commit's frames)");
@@ -102,17 +92,5 @@ public final class SqliteWalVfs {
       c.close();
       throw e;
     }
-  }
-
-  /** The build's name for this platform ({@code src/main/c/build.sh}), null where there is none. */
-  static String platform() {
-    if (!System.getProperty("os.name", "").toLowerCase(Locale.ROOT).startsWith("linux")) {
-      return null;
-    }
-    return switch (System.getProperty("os.arch", "")) {
-      case "amd64", "x86_64" -> "linux-x86_64";
-      case "aarch64", "arm64" -> "linux-aarch64";
-      default -> null;
-    };
   }
 }

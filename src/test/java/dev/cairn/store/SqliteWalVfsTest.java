@@ -34,7 +34,7 @@ class SqliteWalVfsTest {
   @BeforeAll
   static void loadTheVfs() {
     // built by src/main/c/build.sh where the platform has gcc and sqlite3ext.h (this project's CI does)
-    assumeTrue(SqliteWalVfsTest.class.getResource(SqliteWalVfs.RESOURCE_DIR + SqliteWalVfs.platform() + "/"
+    assumeTrue(SqliteWalVfsTest.class.getResource(NativeResource.RESOURCE_DIR + NativeResource.platform() + "/"
         + SqliteWalVfs.LIBRARY) != null, "no cairn-wal build for this platform");
     assertTrue(SqliteWalVfs.load(), "the cairn-wal VFS is in the jar but did not load");
   }
