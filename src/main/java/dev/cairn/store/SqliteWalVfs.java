@@ -14,8 +14,8 @@ import org.sqlite.SQLiteConfig;
 /**
  * The cairn-wal SQLite VFS (src/main/c/cairn_wal_vfs.c, docs/decisions/0016-wal-writes-coalesced.md): a
  * shim over SQLite's unix VFS that writes a commit's WAL frames with one write call instead of two per
- * frame. The build puts the library for its platform on the class path ({@link NativeResource}); loaded once, it is
- * the default VFS of every SQLite connection the process opens afterwards.
+ * frame. The build puts the library for its platform on the class path ({@link NativeResource}); loaded
+ * once, it is the default VFS of every SQLite connection the process opens afterwards.
  *
  * <p>Its state is process-wide because what it mirrors is: SQLite's VFS registry lives in the native
  * library, once per process, whatever opened it.
