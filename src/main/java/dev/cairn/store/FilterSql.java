@@ -157,12 +157,15 @@ public final class FilterSql {
     in(sql, params, "e.id", hexBytes(f.ids()));
     in(sql, params, "e.pubkey", hexBytes(f.authors()));
     in(sql, params, "e.kind", f.kinds());
+    // On the column the plan walks: with a tag driving, t.created_at (the event's, copied into its index
+    // entries) bounds the index range; on e.created_at it only filtered the rows the walk joined, so an
+    // "until" deep in a popular tag's history read every newer entry first.
     if (f.since() != null) {
-      sql.append(" AND e.created_at >= ?");
+      sql.append(" AND ").append(time).append(" >= ?");
       params.add(f.since());
     }
     if (f.until() != null) {
-      sql.append(" AND e.created_at <= ?");
+      sql.append(" AND ").append(time).append(" <= ?");
       params.add(f.until());
     }
     for (Map.Entry<Character, Set<String>> t : f.tags().entrySet()) {

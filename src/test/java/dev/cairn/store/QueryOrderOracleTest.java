@@ -57,11 +57,15 @@ class QueryOrderOracleTest extends StoreTestBase {
         case 1 -> new Filter(null, null, rnd.nextBoolean() ? Set.of(1) : Set.of(1, 7), null, 1000L + rnd.nextInt(20), null,
             limit, null);
         case 2 -> new Filter(null, Set.of(AUTHORS[rnd.nextInt(AUTHORS.length)]), null, null, null, null, limit, null);
-        case 3 -> new Filter(null, null, null, Map.of('t', Set.of("tag" + rnd.nextInt(3))), null, null, limit, null);
+        // a tag drives: since and until bound its index walk
+        case 3 -> new Filter(null, null, null, Map.of('t', Set.of("tag" + rnd.nextInt(3))),
+            rnd.nextBoolean() ? null : 1000L + rnd.nextInt(20), rnd.nextBoolean() ? null : 1010L + rnd.nextInt(30), limit,
+            null);
         case 4 -> new Filter(null, Set.of(AUTHORS[0]), Set.of(7), null, null, 1000L + rnd.nextInt(40), limit, null);
         // several values of a tag: one walk of the tag index per value, merged and deduplicated
         case 5 -> new Filter(null, null, rnd.nextBoolean() ? Set.of(7) : null,
-            Map.of('t', rnd.nextBoolean() ? Set.of("tag0", "tag2") : Set.of("tag0", "tag1", "tag2")), null, null, limit, null);
+            Map.of('t', rnd.nextBoolean() ? Set.of("tag0", "tag2") : Set.of("tag0", "tag1", "tag2")), null,
+            rnd.nextBoolean() ? null : 1000L + rnd.nextInt(40), limit, null);
         // several authors: their runs merged (seqs through SQLite's sorter, then the rows read by seq)
         default -> new Filter(null, rnd.nextBoolean() ? Set.of(AUTHORS) : Set.of(AUTHORS[0], AUTHORS[2]),
             rnd.nextBoolean() ? Set.of(1) : null, null, null, rnd.nextBoolean() ? null : 1000L + rnd.nextInt(40), limit, null);

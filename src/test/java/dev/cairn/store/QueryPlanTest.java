@@ -88,6 +88,11 @@ class QueryPlanTest extends StoreTestBase {
       String index = merged.equals("by-kinds") ? "INDEX events_kind" : "COVERING INDEX events_pubkey";
       assertTrue(plan.contains(index) && plan.contains("INTEGER PRIMARY KEY"), merged + ": " + plan);
     }
+    // a tag drives: since and until bound the range of its index entries, not only the rows it joins (an
+    // until deep in a popular tag's history would read every newer entry first)
+    String window = String.join(" | ", store.explainQuery(new Filter(null, null, null, Map.of('t', Set.of("common")),
+        NOW - 2000, NOW - 1000, 100, null), Long.MAX_VALUE, 500, NOW));
+    assertTrue(window.contains("SEARCH t USING PRIMARY KEY (k=? AND created_at>? AND created_at<?)"), window);
     String recent = String.join(" | ", store.explainQuery(shapes().get("recent"), Long.MAX_VALUE, 500, NOW));
     assertTrue(recent.contains("events_created") && !recent.contains("TEMP B-TREE FOR ORDER BY"), recent);
   }
