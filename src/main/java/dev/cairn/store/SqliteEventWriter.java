@@ -3,6 +3,7 @@ package dev.cairn.store;
 import dev.cairn.nostr.EventParser;
 import dev.cairn.nostr.Hex;
 import dev.cairn.nostr.InvalidMessageException;
+import dev.cairn.nostr.JsonStrings;
 import dev.cairn.nostr.NostrEvent;
 import dev.cairn.store.outbox.OutboxWriter;
 import java.sql.Connection;
@@ -10,18 +11,22 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Types;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
  * The SQLite side of a group commit, on the writer connection inside the caller's transaction: reads
  * what {@link WriteRules} needs for a batch ({@link #fetch}), then runs the writes it planned
  * ({@link #apply}) — events, their tag-index entries, tombstones and the outbox rows, in one go.
- * Statements are prepared once. Not thread-safe: the store's write lock guards it.
+ * The batch's ids and tombstone targets are each looked up by one statement (its keys as a JSON array
+ * through {@code json_each}, an index probe per key inside SQLite): a statement per event cost the writer
+ * two round trips through the driver per event, ~5 us of its ~100. Statements are prepared once. Not
+ * thread-safe: the store's write lock guards it.
  */
 final class SqliteEventWriter {
-  private final PreparedStatement byId;
+  private final PreparedStatement byIds;
   private final PreparedStatement byAddress;
-  private final PreparedStatement tombstone;
+  private final PreparedStatement tombstones;
   private final PreparedStatement insertEvent;
   private final PreparedStatement insertTag;
   private final PreparedStatement deleteEvent;
@@ -32,10 +37,12 @@ final class SqliteEventWriter {
 
   SqliteEventWriter(Connection c, OutboxWriter outbox) throws SQLException {
     this.outbox = outbox;
-    byId = c.prepareStatement("SELECT seq, pubkey, kind, created_at, d_tag, json FROM events WHERE id = ?");
+    byIds = c.prepareStatement("SELECT seq, id, pubkey, kind, created_at, d_tag, json FROM events"
+        + " WHERE id IN (SELECT unhex(value) FROM json_each(?))");
     byAddress = c.prepareStatement(
         "SELECT seq, id, created_at, json FROM events WHERE pubkey = ? AND kind = ? AND d_tag = ?");
-    tombstone = c.prepareStatement("SELECT created_at, deletion_id FROM deletions WHERE target = ? AND pubkey = ?");
+    tombstones = c.prepareStatement("SELECT target, pubkey, created_at, deletion_id FROM deletions"
+        + " WHERE target IN (SELECT value FROM json_each(?))");
     insertEvent = c.prepareStatement("INSERT INTO events(seq, id, pubkey, created_at, kind, d_tag, expiration, json)"
         + " VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
     insertTag = c.prepareStatement("INSERT OR IGNORE INTO tag_index(k, created_at, seq) VALUES (?, ?, ?)");
@@ -51,15 +58,18 @@ final class SqliteEventWriter {
   /** What the store holds for {@code keys}. */
   WriteSnapshot fetch(WriteSnapshot.Keys keys) throws SQLException {
     WriteSnapshot s = new WriteSnapshot();
+    List<String> ids = new ArrayList<>(keys.ids().size());
     for (String id : keys.ids()) {
-      if (!Hex.isLowerHex(id, 64)) {
-        continue; // an e tag naming no event id
+      if (Hex.isLowerHex(id, 64)) { // else an e tag naming no event id
+        ids.add(id);
       }
-      byId.setBytes(1, Hex.decode(id));
-      try (ResultSet rs = byId.executeQuery()) {
-        if (rs.next()) {
-          s.addRow(new StoredRow(rs.getLong(1), id, Hex.encode(rs.getBytes(2)), rs.getInt(3), rs.getLong(4),
-              rs.getString(5), rs.getBytes(6)));
+    }
+    if (!ids.isEmpty()) {
+      byIds.setString(1, jsonArray(ids));
+      try (ResultSet rs = byIds.executeQuery()) {
+        while (rs.next()) {
+          s.addRow(new StoredRow(rs.getLong(1), Hex.encode(rs.getBytes(2)), Hex.encode(rs.getBytes(3)), rs.getInt(4),
+              rs.getLong(5), rs.getString(6), rs.getBytes(7)));
         }
       }
     }
@@ -80,13 +90,19 @@ final class SqliteEventWriter {
         }
       }
     }
-    for (String key : keys.tombstones()) {
-      String[] t = WriteSnapshot.splitTombstoneKey(key);
-      tombstone.setString(1, t[0]);
-      tombstone.setString(2, t[1]);
-      try (ResultSet rs = tombstone.executeQuery()) {
-        if (rs.next()) {
-          s.addTombstone(t[0], t[1], rs.getLong(1), rs.getString(2));
+    if (!keys.tombstones().isEmpty()) {
+      List<String> targets = new ArrayList<>(keys.tombstones().size());
+      for (String key : keys.tombstones()) {
+        targets.add(WriteSnapshot.splitTombstoneKey(key)[0]);
+      }
+      tombstones.setString(1, jsonArray(targets));
+      try (ResultSet rs = tombstones.executeQuery()) {
+        while (rs.next()) {
+          String target = rs.getString(1);
+          String pubkey = rs.getString(2);
+          if (keys.tombstones().contains(WriteSnapshot.tombstoneKey(target, pubkey))) {
+            s.addTombstone(target, pubkey, rs.getLong(3), rs.getString(4));
+          }
         }
       }
     }
@@ -155,6 +171,15 @@ final class SqliteEventWriter {
     keepRemoved.setLong(2, System.currentTimeMillis());
     keepRemoved.setBytes(3, row.json());
     keepRemoved.executeUpdate();
+  }
+
+  /** {@code values} as a JSON array of strings: the keys a batch's lookup reads through {@code json_each}. */
+  private static String jsonArray(List<String> values) {
+    StringBuilder b = new StringBuilder(values.size() * 68 + 2).append('[');
+    for (String v : values) {
+      (b.length() > 1 ? b.append(',') : b).append(JsonStrings.quote(v));
+    }
+    return b.append(']').toString();
   }
 
   private static boolean tagBatch(PreparedStatement ps, List<List<String>> tags, long createdAt, long seq)

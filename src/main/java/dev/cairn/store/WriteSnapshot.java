@@ -51,9 +51,12 @@ public final class WriteSnapshot {
     return target + '\n' + pubkey;
   }
 
-  /** Splits a key from {@link Keys#tombstones()} into target and pubkey. */
+  /**
+   * Splits a key from {@link Keys#tombstones()} into target and pubkey: at its last newline, as an
+   * address's d value may hold newlines and a pubkey never does.
+   */
   public static String[] splitTombstoneKey(String key) {
-    int i = key.indexOf('\n');
+    int i = key.lastIndexOf('\n');
     return new String[] {key.substring(0, i), key.substring(i + 1)};
   }
 

@@ -9,6 +9,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.cairn.nostr.NostrEvent;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -127,6 +129,42 @@ class DeletionTest extends StoreTestBase {
     stored(ev(3, ALICE, 200, 5, tag("a", "30000:" + ALICE + ":k"))); // older: must not lower it
     assertRejected(SqliteTenantStore.BLOCKED_DELETED, put(ev(4, ALICE, 250, 30000, tag("d", "k"))));
     stored(ev(5, ALICE, 301, 30000, tag("d", "k")));
+  }
+
+  @Test
+  void aBatchFindsItsTombstonesAndDuplicatesAmongAllItsKeys() {
+    // A d value with what a JSON array of keys must escape (the batch lookups pass keys that way) and a newline,
+    // the separator of a tombstone key (WriteSnapshot.splitTombstoneKey).
+    String d = "we\"ird\\ d\n\u0001 \u2615:x";
+    stored(ev(1, ALICE, 100, 30023, tag("d", d)));
+    for (int i = 10; i < 60; i++) {
+      stored(ev(i, ALICE, 100 + i, 1));
+    }
+    stored(ev(2, ALICE, 200, 5, tag("e", id(20)), tag("e", id(30)), tag("a", "30023:" + ALICE + ":" + d)));
+    assertFalse(present(id(1)));
+    List<NostrEvent> batch = new ArrayList<>();
+    for (int i = 100; i < 400; i++) {
+      batch.add(ev(i, BOB, 1000 + i, 1, tag("p", ALICE)));
+    }
+    batch.add(120, ev(20, ALICE, 120, 1)); // deleted: blocked
+    batch.add(200, ev(40, ALICE, 140, 1)); // stored: a duplicate
+    batch.add(250, ev(3, ALICE, 150, 30023, tag("d", d))); // an older version of the deleted address
+    batch.add(ev(30, ALICE, 130, 1)); // deleted: blocked
+    List<PersistResult> results = store.persistBatch(batch, NOW);
+    assertEquals(batch.size(), results.size());
+    for (int i = 0; i < batch.size(); i++) {
+      String id = batch.get(i).id();
+      PersistResult r = results.get(i);
+      if (id.equals(id(20)) || id.equals(id(30)) || id.equals(id(3))) {
+        assertEquals(new PersistResult.Rejected(SqliteTenantStore.BLOCKED_DELETED), r, id);
+      } else if (id.equals(id(40))) {
+        assertTrue(r instanceof PersistResult.Duplicate, id + ": " + r);
+      } else {
+        assertTrue(r instanceof PersistResult.Stored, id + ": " + r);
+      }
+    }
+    assertFalse(present(id(3)));
+    assertTrue(present(id(399)));
   }
 
   @Test
