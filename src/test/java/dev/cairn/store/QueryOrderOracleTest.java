@@ -50,9 +50,9 @@ class QueryOrderOracleTest extends StoreTestBase {
     }
     int checked = 0;
     int cutTies = 0;
-    for (int round = 0; round < 350; round++) {
+    for (int round = 0; round < 400; round++) {
       int limit = 1 + rnd.nextInt(rnd.nextBoolean() ? 12 : 200);
-      Filter f = switch (round % 7) {
+      Filter f = switch (round % 8) {
         case 0 -> new Filter(null, null, null, null, null, null, limit, null);
         case 1 -> new Filter(null, null, rnd.nextBoolean() ? Set.of(1) : Set.of(1, 7), null, 1000L + rnd.nextInt(20), null,
             limit, null);
@@ -66,6 +66,10 @@ class QueryOrderOracleTest extends StoreTestBase {
         case 5 -> new Filter(null, null, rnd.nextBoolean() ? Set.of(7) : null,
             Map.of('t', rnd.nextBoolean() ? Set.of("tag0", "tag2") : Set.of("tag0", "tag1", "tag2")), null,
             rnd.nextBoolean() ? null : 1000L + rnd.nextInt(40), limit, null);
+        // authors and tag values: each of the authors' rows probes the tag index
+        case 6 -> new Filter(null, rnd.nextBoolean() ? Set.of(AUTHORS[rnd.nextInt(AUTHORS.length)]) : Set.of(AUTHORS[0], AUTHORS[1]),
+            rnd.nextBoolean() ? Set.of(1) : null,
+            Map.of('t', rnd.nextBoolean() ? Set.of("tag" + rnd.nextInt(3)) : Set.of("tag0", "tag2")), null, null, limit, null);
         // several authors: their runs merged (seqs through SQLite's sorter, then the rows read by seq)
         default -> new Filter(null, rnd.nextBoolean() ? Set.of(AUTHORS) : Set.of(AUTHORS[0], AUTHORS[2]),
             rnd.nextBoolean() ? Set.of(1) : null, null, null, rnd.nextBoolean() ? null : 1000L + rnd.nextInt(40), limit, null);
@@ -86,7 +90,7 @@ class QueryOrderOracleTest extends StoreTestBase {
             all.stream().filter(b::matches).sorted(NIP01).limit(25))
         .distinct().sorted(NIP01).map(NostrEvent::id).toList();
     sameOrder(union, ids(a, b), "two filters");
-    assertEquals(350, checked);
+    assertEquals(400, checked);
     assertTrue(cutTies > 50, "the rounds exercised limits inside a tie group: " + cutTies);
   }
 

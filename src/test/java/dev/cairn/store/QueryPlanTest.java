@@ -93,6 +93,14 @@ class QueryPlanTest extends StoreTestBase {
     String window = String.join(" | ", store.explainQuery(new Filter(null, null, null, Map.of('t', Set.of("common")),
         NOW - 2000, NOW - 1000, 100, null), Long.MAX_VALUE, 500, NOW));
     assertTrue(window.contains("SEARCH t USING PRIMARY KEY (k=? AND created_at>? AND created_at<?)"), window);
+    // authors and a tag: each of the authors' rows probes the tag index by its key; the set of every event
+    // with the value is not read
+    for (Filter f : List.of(new Filter(null, Set.of(author(7)), Set.of(1), Map.of('t', Set.of("common")), null, null, 100, null),
+        new Filter(null, Set.of(author(7), author(8)), null, Map.of('p', Set.of(author(3), author(4))), null, null, 100, null))) {
+      String probe = String.join(" | ", store.explainQuery(f, Long.MAX_VALUE, 500, NOW));
+      assertTrue(probe.contains("SEARCH x EXISTS USING PRIMARY KEY (k=? AND created_at=? AND seq=?)")
+          && !probe.contains("SEARCH x USING PRIMARY KEY (k=?)"), probe);
+    }
     String recent = String.join(" | ", store.explainQuery(shapes().get("recent"), Long.MAX_VALUE, 500, NOW));
     assertTrue(recent.contains("events_created") && !recent.contains("TEMP B-TREE FOR ORDER BY"), recent);
   }
