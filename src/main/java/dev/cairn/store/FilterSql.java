@@ -178,7 +178,9 @@ public final class FilterSql {
       if (t.getKey().equals(driver)) {
         continue;
       }
-      sql.append(probePerRow ? " AND EXISTS (SELECT 1 FROM tag_index x WHERE " : " AND e.seq IN (SELECT x.seq FROM tag_index x WHERE ");
+      sql.append(probePerRow
+          ? " AND EXISTS (SELECT 1 FROM tag_index x WHERE "
+          : " AND e.seq IN (SELECT x.seq FROM tag_index x WHERE ");
       if (dialect.scopedByTenant()) {
         sql.append("x.tenant_id = ? AND ");
         params.add(tenant);
