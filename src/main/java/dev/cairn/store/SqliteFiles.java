@@ -55,8 +55,8 @@ public final class SqliteFiles {
    * {@code executeUpdate} with a regex over the statement's SQL and, for an INSERT, a new statement
    * running {@code SELECT last_insert_rowid()} (prepared, stepped and finalized each time) for
    * {@code getGeneratedKeys}, which nothing here calls (the outbox reads {@code last_insert_rowid()}
-   * through a statement of its own): 2.6 against 0.7 us per single-row INSERT measured, 9-14 us of the
-   * writer's and the search indexer's CPU per stored event (docs/benchmarks.md).
+   * through a statement of its own): 2.6 against 0.7 us per single-row INSERT, and per stored event ~9 us
+   * of the writer's CPU and ~5 of the search indexer's (docs/benchmarks.md).
    */
   private static Properties driverSettings() {
     Properties p = new Properties();
