@@ -4,7 +4,8 @@
 // the first 5 s. Prints the overall p50/p90/p99/max, the spread of the connections' own p50 and p99
 // (a relay that serves some connections before others shows it there), and the gaps of 15 ms or more
 // in which no OK arrived at all (a relay that answers in bursts, e.g. once per group commit, shows it
-// there). Exit status 1 when an OK is missing 30 s after the end.
+// there). Exit status 1 when an OK is missing 30 s after the end, or when the relay refused an event
+// (OK false other than "duplicate:"): its latencies would then not be those of stored events.
 //
 //   cd benchmarks/node && npm install && node window.mjs ws://127.0.0.1:PORT EVENTS.jsonl C W D
 import WebSocket from 'ws';
@@ -30,6 +31,7 @@ for (let c = 0; c < conns; c++) {
 
 const all = [];
 const arrivals = [];
+const refused = [];
 let next = 0;
 let stopped = false;
 const t0 = Date.now();
@@ -54,6 +56,7 @@ const finished = new Promise(resolve => {
       const sent = ws.pending.get(m[1]);
       if (sent === undefined) return;
       ws.pending.delete(m[1]);
+      if (m[2] !== true && !String(m[3]).startsWith('duplicate:')) refused.push(String(m[3]));
       const now = Date.now() - t0;
       if (now > SKIP_MS) {
         const ms = Number(process.hrtime.bigint() - sent) / 1e6;
@@ -94,4 +97,7 @@ console.log(`gaps of ${GAP_MS} ms or more without an OK: ${gaps.length}, ${gaps.
 if (!complete) {
   console.log(`missing OKs 30 s after the end: ${sockets.reduce((sum, ws) => sum + ws.pending.size, 0)}`);
 }
-process.exit(complete ? 0 : 1);
+if (refused.length > 0) {
+  console.log(`refused: ${refused.length} (first: ${refused[0]})`);
+}
+process.exit(complete && refused.length === 0 ? 0 : 1);
