@@ -206,8 +206,8 @@ public final class FanoutLoad {
           }
           sub.ws = sock;
           Promise<Subscriber> ready = Promise.promise();
-          sock.textMessageHandler(f -> {
-            Frames.Head h = Frames.head(f);
+          FrameBytes.textMessages(sock, f -> {
+            Frames.Head h = FrameBytes.head(f);
             if (h == null) return;
             switch (h.verb()) {
               case "EVENT" -> {
@@ -215,7 +215,7 @@ public final class FanoutLoad {
                   history.increment();
                   return;
                 }
-                String id = Frames.eventId(f);
+                String id = FrameBytes.eventId(f);
                 Integer i = id == null ? null : index.get(id);
                 if (i == null) {
                   unknown.increment();
@@ -245,14 +245,14 @@ public final class FanoutLoad {
               }
               case "CLOSED" -> {
                 if (!sub.eose) {
-                  ready.tryFail("subscription refused: " + Frames.abbreviate(f));
+                  ready.tryFail("subscription refused: " + Frames.abbreviate(FrameBytes.text(f)));
                 } else if (!sub.closed) {
-                  sub.closeInfo = "CLOSED " + Frames.abbreviate(f);
+                  sub.closeInfo = "CLOSED " + Frames.abbreviate(FrameBytes.text(f));
                   sub.closed = true;
                 }
               }
               case "NOTICE" -> {
-                if (problems.size() < 10) problems.add(Frames.abbreviate(f));
+                if (problems.size() < 10) problems.add(Frames.abbreviate(FrameBytes.text(f)));
               }
               default -> { }
             }
