@@ -1,18 +1,39 @@
 package dev.cairn.network;
 
 /**
- * One connection's outgoing WebSocket messages, in order, as a ring of (head, event) pairs: a message
- * is {@code head} alone, or for an EVENT {@code head} (the subscription's {@code ["EVENT","<sub>",}) +
- * the event's JSON + {@code ]}. The event bytes are shared with every other subscriber that gets the
- * event, so a queued EVENT costs two references here, not a copy. {@link #bytes} counts the message
- * sizes as they will be sent. The arrays are dropped once empty, so an idle connection holds none.
+ * One connection's outgoing WebSocket messages, in order, as (head, event) pairs: a message is
+ * {@code head} alone, or for an EVENT {@code head} (the subscription's {@code ["EVENT","<sub>",}) + the
+ * event's JSON + {@code ]}. The event bytes are shared with every other subscriber that gets the event,
+ * so a queued EVENT costs two references here, not a copy. {@link #bytes} counts the message sizes as
+ * they will be sent.
+ *
+ * <p>The pairs sit in a chain of segments, not in one ring that doubles: a subscriber behind under a
+ * fan-out overload queues 10^4 to 10^5 messages, and a ring held up to twice that in references, was
+ * copied at every doubling, and kept its largest size for as long as anything waited, which under an
+ * overload is the whole overload. Segments start small (an OK or two is the common case), grow to
+ * {@link #MAX_SEGMENT} entries (4 KB of references per array), and each is dropped as soon as it has been
+ * sent: what a queue holds follows what waits, and an idle connection holds none.
  */
 final class FrameQueue {
-  private static final int INITIAL = 16;
+  private static final int FIRST_SEGMENT = 16;
+  private static final int MAX_SEGMENT = 1024;
 
-  private byte[][] heads;
-  private byte[][] events;
-  private int first;
+  /** A run of messages: {@code [start, end)} still queued; only the first segment of a chain has {@code start > 0}. */
+  private static final class Segment {
+    final byte[][] heads;
+    final byte[][] events;
+    int start;
+    int end;
+    Segment next;
+
+    Segment(int capacity) {
+      heads = new byte[capacity][];
+      events = new byte[capacity][];
+    }
+  }
+
+  private Segment first;
+  private Segment last;
   private int size;
   private long bytes;
 
@@ -29,71 +50,59 @@ final class FrameQueue {
     return bytes;
   }
 
-  /**
-   * Room for {@code more} messages on top of those queued, made at once: a REQ's history (hundreds of
-   * events in one Write) would otherwise double the arrays several times, copying them each time.
-   */
-  void reserve(int more) {
-    int need = size + more;
-    if (heads == null || need > heads.length) {
-      resize(Math.max(INITIAL, Integer.highestOneBit(need - 1) << 1));
+  /** Segments held (for tests: a sent segment is dropped at once). */
+  int segments() {
+    int n = 0;
+    for (Segment s = first; s != null; s = s.next) {
+      n++;
     }
+    return n;
   }
 
   void add(byte[] head, byte[] event) {
-    if (heads == null) {
-      heads = new byte[INITIAL][];
-      events = new byte[INITIAL][];
-    } else if (size == heads.length) {
-      resize(heads.length * 2);
+    Segment s = last;
+    if (s == null) {
+      s = first = last = new Segment(FIRST_SEGMENT);
+    } else if (s.end == s.heads.length) {
+      s = s.next = new Segment(Math.min(MAX_SEGMENT, s.heads.length * 2));
+      last = s;
     }
-    int i = (first + size) & (heads.length - 1);
-    heads[i] = head;
-    events[i] = event;
+    s.heads[s.end] = head;
+    s.events[s.end] = event;
+    s.end++;
     size++;
     bytes += payloadLength(head, event);
   }
 
   byte[] headAt0() {
-    return heads[first];
+    return first.heads[first.start];
   }
 
   byte[] eventAt0() {
-    return events[first];
+    return first.events[first.start];
   }
 
   void removeFirst() {
-    bytes -= payloadLength(heads[first], events[first]);
-    heads[first] = null;
-    events[first] = null;
-    first = (first + 1) & (heads.length - 1);
+    Segment s = first;
+    bytes -= payloadLength(s.heads[s.start], s.events[s.start]);
+    s.heads[s.start] = null;
+    s.events[s.start] = null;
+    s.start++;
     if (--size == 0) {
       clear();
+    } else if (s.start == s.end) { // sent in full (a later segment exists only behind a full one)
+      first = s.next;
     }
   }
 
   void clear() {
-    heads = null;
-    events = null;
-    first = 0;
+    first = null;
+    last = null;
     size = 0;
     bytes = 0;
   }
 
   static int payloadLength(byte[] head, byte[] event) {
     return event == null ? head.length : head.length + event.length + 1;
-  }
-
-  /** New arrays of {@code capacity} (a power of two, at least {@code size}) holding the queue from index 0. */
-  private void resize(int capacity) {
-    byte[][] h = new byte[capacity][];
-    byte[][] e = new byte[capacity][];
-    for (int k = 0; k < size; k++) {
-      h[k] = heads[(first + k) & (heads.length - 1)];
-      e[k] = events[(first + k) & (heads.length - 1)];
-    }
-    heads = h;
-    events = e;
-    first = 0;
   }
 }

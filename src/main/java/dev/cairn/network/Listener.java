@@ -445,7 +445,6 @@ final class Listener extends Supervised {
       if (s == null || s.closing) {
         return;
       }
-      s.out.reserve(w.heads().length);
       for (int i = 0; i < w.heads().length; i++) {
         s.out.add(w.heads()[i], w.events()[i]);
       }

@@ -51,11 +51,6 @@ final class WsOutput {
     queue.add(head, event);
   }
 
-  /** Room for {@code more} messages about to be added ({@link FrameQueue#reserve}). */
-  void reserve(int more) {
-    queue.reserve(more);
-  }
-
   /** True when the socket would take more now. */
   boolean writable() {
     return ctx.channel().isWritable();

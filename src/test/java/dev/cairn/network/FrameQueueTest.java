@@ -13,15 +13,12 @@ class FrameQueueTest {
   }
 
   @Test
-  void messagesLeaveInOrderAcrossWrapAroundGrowthAndReserve() {
+  void messagesLeaveInOrderAcrossSegments() {
     FrameQueue q = new FrameQueue();
     int next = 0;
     int taken = 0;
     long bytes = 0;
     for (int round = 0; round < 50; round++) {
-      if (round % 3 == 0) {
-        q.reserve(round * 7); // a history batch: room made at once, whatever the ring's state
-      }
       for (int i = 0; i < round * 7; i++, next++) {
         byte[] head = b("h" + next);
         byte[] event = next % 2 == 0 ? b("{\"n\":" + next + "}") : null;
@@ -45,5 +42,29 @@ class FrameQueueTest {
     assertEquals(next, taken);
     assertEquals(0, q.bytes());
     assertTrue(q.isEmpty());
+    assertEquals(0, q.segments());
+  }
+
+  @Test
+  void whatHasBeenSentIsLetGoAtOnce() {
+    FrameQueue q = new FrameQueue();
+    byte[] event = b("{}");
+    for (int i = 0; i < 10_000; i++) {
+      q.add(b("h"), event);
+    }
+    int held = q.segments(); // 16, 32, ..., 1024, then 1024 each
+    assertEquals(15, held);
+    for (int i = 0; i < 9_000; i++) {
+      q.removeFirst();
+    }
+    assertEquals(1_000, q.size());
+    assertTrue(q.segments() <= 2, "segments held for 1,000 queued: " + q.segments());
+    q.add(b("h"), event);
+    assertEquals(1_001, q.size());
+    while (!q.isEmpty()) {
+      q.removeFirst();
+    }
+    assertEquals(0, q.segments());
+    assertEquals(0, q.bytes());
   }
 }
