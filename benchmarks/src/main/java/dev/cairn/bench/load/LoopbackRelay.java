@@ -3,15 +3,18 @@ package dev.cairn.bench.load;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.ServerWebSocket;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Random;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
 /**
  * A relay inside the load tool's own process, for warming the tool's JIT before it measures a real one:
  * REQ is answered with the canned events it was given (none by default) and EOSE, and the subscription
- * kept until its CLOSE; EVENT with OK true and a live delivery to every subscription. No storage, no filter, no signature check: the tool's own code paths (WebSocket frames
- * in and out, its frame reading and bookkeeping) are what runs hot.
+ * kept until its CLOSE; EVENT with OK true and a live delivery to every subscription. No storage, no
+ * filter, no signature check: the tool's own code paths (WebSocket frames in and out, its frame reading
+ * and bookkeeping) are what runs hot.
  *
  * <p>Why: a fresh load-tool JVM runs its first thousands of deliveries interpreted. At 50 events/s to
  * 200 subscribers that was the first ~100 ms of a level, and a packet capture on loopback showed the
@@ -79,8 +82,8 @@ final class LoopbackRelay implements AutoCloseable {
    * ids and signatures: for reading only, nothing verifies them.
    */
   static List<String> cannedEvents(int n) {
-    java.util.Random random = new java.util.Random(n);
-    List<String> out = new java.util.ArrayList<>(n);
+    Random random = new Random(n);
+    List<String> out = new ArrayList<>(n);
     for (int i = 0; i < n; i++) {
       out.add("{\"id\":\"" + hex(random, 32) + "\",\"pubkey\":\"" + hex(random, 32) + "\",\"created_at\":"
           + (1_796_000_000L + i) + ",\"kind\":1,\"tags\":[[\"t\",\"nostr\"],[\"p\",\"" + hex(random, 32)
@@ -90,7 +93,7 @@ final class LoopbackRelay implements AutoCloseable {
     return out;
   }
 
-  private static String hex(java.util.Random random, int bytes) {
+  private static String hex(Random random, int bytes) {
     StringBuilder sb = new StringBuilder(bytes * 2);
     for (int i = 0; i < bytes; i++) {
       sb.append(String.format("%02x", random.nextInt(256)));

@@ -35,7 +35,7 @@ import java.util.concurrent.atomic.LongAdder;
  * Before it measures, the tool runs the same closed loop for {@code --client-warmup} seconds (0: off) against
  * a {@link LoopbackRelay} in its own process that answers every REQ with canned events: a fresh JVM's
  * first seconds of frame reading run interpreted, and the first run's p99 measured the tool (its first
- * two seconds: p99 146-324 ms against a warm relay whose later seconds were at 30-60 ms).
+ * two seconds: p99 324 and 146 ms against a warm relay whose later seconds were at 24-75 ms).
  *
  * {@code --scenario} names the results ({@code query-clients} for {@code QueryPlan --mix clients}).
  *
