@@ -156,6 +156,43 @@ class NatsBackendTest {
     }
   }
 
+  /**
+   * Rows written claimed are published from the commit, up to a bound of rows not yet settled
+   * (NatsRelay.MAX_IN_FLIGHT_BATCHES x outbox.batch); past it they are handed back to the claim loop
+   * ("relay busy", due now, no attempt spent). With the broker's answers held, the bound is reached; once
+   * they flow again every event is in the stream exactly once and no row spent an attempt (on MySQL, whose
+   * stores publish from the claim loop only, the same end state after the same hold).
+   */
+  @Test
+  void rowsPastTheInFlightBoundGoThroughTheClaimLoopExactlyOnce() throws Exception {
+    EventSigner dan = EventSigner.random();
+    try (NatsSupport nats = new NatsSupport(); TcpProxy proxy = new TcpProxy(4222)) {
+      JsonObject config = nats.config("nats://127.0.0.1:" + proxy.port(), "jetstream");
+      config.getJsonObject("outbox").put("batch", 1).put("max_attempts", 1); // a bound of 64 rows in flight
+      try (TestRelay relay = TestRelay.start(config, java.util.Map.of()); RelayClient client = relay.connect()) {
+        Path db = OutboxDb.tenantDb(relay.dataDir(), "default");
+        List<String> ids = publish(client, dan, 1, "first"); // the stream is there and the relay publishing
+        OutboxDb.await("the first event relayed", 30, () -> nats.messageCount() == 1);
+        proxy.holdReplies(true); // no PubAck reaches the relay: nothing it publishes settles
+        ids.addAll(publish(client, dan, 100, "held"));
+        if (!TestDialect.mysql()) { // MySQL stores keep the claim loop alone (decision 0008): nothing to hand back
+          OutboxDb.await("rows past the bound handed back to the claim loop", 10,
+              () -> OutboxDb.count(db, "SELECT COUNT(*) FROM event_queue WHERE last_error = 'relay busy'") > 0);
+        }
+        proxy.holdReplies(false);
+        OutboxDb.await("all 101 delivered and settled", 60, () -> nats.messageCount() == 101
+            && OutboxDb.count(db, "SELECT COUNT(*) FROM event_queue WHERE status = 'done'") == 101);
+        assertEquals(0, OutboxDb.count(db, "SELECT COUNT(*) FROM event_queue WHERE attempts > 0"), "no attempt spent");
+        Set<String> inStream = new HashSet<>();
+        for (MessageInfo m : nats.messages()) {
+          assertTrue(inStream.add(new JsonObject(new String(m.getData(), StandardCharsets.UTF_8))
+              .getJsonObject("payload").getString("id")), "one message per event");
+        }
+        assertEquals(new HashSet<>(ids), inStream);
+      }
+    }
+  }
+
   @Test
   void aMessageThatKeepsFailingLogsEventExhaustedMaxDeliveries() throws Exception {
     EventSigner carol = EventSigner.random();

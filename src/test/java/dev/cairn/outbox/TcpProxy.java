@@ -10,12 +10,16 @@ import java.net.Socket;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
-/** A TCP proxy to NATS that the test can stop (NATS "goes down": connections cut, new ones refused) and start again. */
+/**
+ * A TCP proxy to NATS that the test can stop (NATS "goes down": connections cut, new ones refused) and
+ * start again, or whose broker-to-client direction it can hold (NATS is slow to answer: PubAcks wait).
+ */
 final class TcpProxy implements AutoCloseable {
   private final int port;
   private final int targetPort;
   private final List<Socket> sockets = new CopyOnWriteArrayList<>();
   private volatile ServerSocket server;
+  private volatile boolean holdReplies;
 
   TcpProxy(int targetPort) throws IOException {
     this.targetPort = targetPort;
@@ -49,8 +53,8 @@ final class TcpProxy implements AutoCloseable {
             sockets.add(client);
             sockets.add(upstream);
           }
-          pipe(client, upstream);
-          pipe(upstream, client);
+          pipe(client, upstream, false);
+          pipe(upstream, client, true);
         } catch (IOException e) {
           // closed
         }
@@ -60,17 +64,22 @@ final class TcpProxy implements AutoCloseable {
     accept.start();
   }
 
-  private void pipe(Socket from, Socket to) {
+  private void pipe(Socket from, Socket to, boolean replies) {
     Thread t = new Thread(() -> {
       byte[] buf = new byte[16384];
       try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
         int n;
         while ((n = in.read(buf)) >= 0) {
+          while (replies && holdReplies && !to.isClosed()) {
+            Thread.sleep(5);
+          }
           out.write(buf, 0, n);
           out.flush();
         }
       } catch (IOException e) {
         // cut
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
       } finally {
         closeQuietly(from);
         closeQuietly(to);
@@ -78,6 +87,11 @@ final class TcpProxy implements AutoCloseable {
     }, "tcp-proxy-pipe");
     t.setDaemon(true);
     t.start();
+  }
+
+  /** While held, what the broker sends (PubAcks, PONGs) waits in the proxy; released, it flows in order. */
+  void holdReplies(boolean hold) {
+    holdReplies = hold;
   }
 
   /** Refuses new connections and cuts every open one. */
