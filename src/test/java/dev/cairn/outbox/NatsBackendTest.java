@@ -193,6 +193,37 @@ class NatsBackendTest {
     }
   }
 
+  /**
+   * The stream vanishes while the relay stays connected (deleted by hand, or a broker restarted without its
+   * store): publishes are answered "no responders". The relay creates the stream again and every event
+   * written meanwhile reaches it, with no attempt spent.
+   */
+  @Test
+  void aStreamDeletedUnderTheRelayIsCreatedAgainAndNothingIsLost() throws Exception {
+    EventSigner erin = EventSigner.random();
+    try (NatsSupport nats = new NatsSupport()) {
+      JsonObject config = nats.config(NatsSupport.URL, "jetstream");
+      config.getJsonObject("outbox").put("max_attempts", 1); // an attempt spent on the missing stream would dead-letter
+      try (TestRelay relay = TestRelay.start(config, java.util.Map.of()); RelayClient client = relay.connect()) {
+        Path db = OutboxDb.tenantDb(relay.dataDir(), "default");
+        publish(client, erin, 1, "before");
+        OutboxDb.await("the first event relayed", 30, () -> nats.messageCount() == 1);
+        assertTrue(nats.jsm.deleteStream(nats.stream));
+        List<String> after = publish(client, erin, 5, "after");
+        OutboxDb.await("the stream created again with the 5 events written meanwhile", 30,
+            () -> nats.messageCount() == 5
+                && OutboxDb.count(db, "SELECT COUNT(*) FROM event_queue WHERE status = 'done'") == 6);
+        assertEquals(0, OutboxDb.count(db, "SELECT COUNT(*) FROM event_queue WHERE attempts > 0"), "no attempt spent");
+        Set<String> inStream = new HashSet<>();
+        for (MessageInfo m : nats.messages()) {
+          inStream.add(new JsonObject(new String(m.getData(), StandardCharsets.UTF_8)).getJsonObject("payload")
+              .getString("id"));
+        }
+        assertEquals(new HashSet<>(after), inStream);
+      }
+    }
+  }
+
   @Test
   void aMessageThatKeepsFailingLogsEventExhaustedMaxDeliveries() throws Exception {
     EventSigner carol = EventSigner.random();

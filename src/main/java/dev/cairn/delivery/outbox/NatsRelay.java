@@ -6,6 +6,7 @@ import io.nats.client.Connection;
 import io.nats.client.JetStream;
 import io.nats.client.PublishOptions;
 import io.nats.client.impl.Headers;
+import io.nats.client.support.Status;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
@@ -13,7 +14,9 @@ import io.vertx.core.WorkerExecutor;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.logging.Logger;
 
@@ -50,19 +53,22 @@ final class NatsRelay {
   private final NatsLink link;
   private final OutboxSettings settings;
   private final OutboxMetrics metrics;
+  /** Called (on delivery's context) when the broker answered a publish "no responders": no stream takes the subject. */
+  private final Runnable streamMissing;
   private int outageStreak;
   /** Claimed-on-write rows published and not yet settled (acks, then the settle transaction), and their bodies' characters. */
   private long inFlight;
   private long inFlightChars;
 
   NatsRelay(Context context, WorkerExecutor worker, DbClient db, NatsLink link, OutboxSettings settings,
-      OutboxMetrics metrics) {
+      OutboxMetrics metrics, Runnable streamMissing) {
     this.context = context;
     this.worker = worker;
     this.db = db;
     this.link = link;
     this.settings = settings;
     this.metrics = metrics;
+    this.streamMissing = streamMissing;
   }
 
   /** Connected again: the next failure starts the backoff over. */
@@ -78,9 +84,9 @@ final class NatsRelay {
       if (claim.rows().isEmpty()) {
         return Future.succeededFuture(claim.nextDueMs() < 0 ? OutboxPump.IDLE : claim.nextDueMs());
       }
-      return publish(tenant, claim.rows()).compose(ok -> {
-        Future<Long> settled = settlePublished(tenant, claim.rows(), ok);
-        if (claim.rows().size() == settings.batch() && !ok.contains(false)) {
+      return publish(tenant, claim.rows()).compose(acks -> {
+        Future<Long> settled = settlePublished(tenant, claim.rows(), acks);
+        if (claim.rows().size() == settings.batch() && !acks.ok().contains(false)) {
           // A full batch: claim the next one now. The engine runs a tenant's outbox commands in order
           // and groups those that queue up into one transaction, so this settle and the next claim
           // usually commit together: one writer round trip per batch instead of two.
@@ -110,7 +116,7 @@ final class NatsRelay {
     inFlight += rows.size();
     inFlightChars += chars;
     return publish(tenant, rows)
-        .compose(ok -> settlePublished(tenant, rows, ok))
+        .compose(acks -> settlePublished(tenant, rows, acks))
         .eventually(() -> {
           inFlight -= rows.size();
           inFlightChars -= chars;
@@ -127,12 +133,32 @@ final class NatsRelay {
   }
 
   /**
+   * Whether a failed publish was answered "503 No Responders": nothing subscribes to the subject, i.e. no
+   * stream takes it (jnats reports the status as the text of an IOException, with no type of its own).
+   */
+  private static boolean noResponders(CompletableFuture<?> failed) {
+    try {
+      failed.join();
+      return false;
+    } catch (CompletionException | CancellationException e) {
+      for (Throwable t = e; t != null; t = t.getCause()) {
+        if (t.getMessage() != null && t.getMessage().contains(Status.NO_RESPONDERS_TEXT)) {
+          return true;
+        }
+      }
+      return false;
+    }
+  }
+
+  /**
    * Settles published rows (done, or deferred with the outage backoff without spending an attempt) and
    * counts them; completes once settled with until when rows were deferred, -1 if none was. The settle's
    * own failure only delays: the rows are claimed again after the lease and republished (the broker
    * drops the repeats).
    */
-  private Future<Long> settlePublished(String tenant, List<OutboxRow> rows, List<Boolean> ok) {
+  private Future<Long> settlePublished(String tenant, List<OutboxRow> rows, Acks acks) {
+    List<Boolean> ok = acks.ok();
+    String reason = acks.noStream() ? "JetStream stream " + settings.stream() + " not found" : "NATS unreachable";
     List<Settlement> settlements = new ArrayList<>(ok.size());
     int published = 0;
     long deferUntil = -1;
@@ -143,17 +169,18 @@ final class NatsRelay {
         published++;
       } else {
         if (deferUntil < 0) {
-          outageStreak++;
-          deferUntil = System.currentTimeMillis() + RetryPolicy.outageBackoff(outageStreak).toMillis();
+          // a missing stream is being created again (streamMissing): a short wait, not a growing one
+          int streak = acks.noStream() ? 1 : ++outageStreak;
+          deferUntil = System.currentTimeMillis() + RetryPolicy.outageBackoff(streak).toMillis();
         }
-        settlements.add(Settlement.defer(row, deferUntil, "NATS unreachable"));
+        settlements.add(Settlement.defer(row, deferUntil, reason));
       }
     }
     if (deferUntil < 0) {
       outageStreak = 0;
     } else {
       LOG.warning("outbox: " + (ok.size() - published) + " row(s) of tenant " + tenant
-          + " could not be published; deferred without spending an attempt (retry in "
+          + " could not be published (" + reason + "); deferred without spending an attempt (retry in "
           + (deferUntil - System.currentTimeMillis()) + " ms)");
     }
     int count = published;
@@ -166,8 +193,11 @@ final class NatsRelay {
         .transform(ar -> Future.succeededFuture(wait));
   }
 
-  /** Publishes every row of {@code tenant} (its subject names it); per row, whether the broker has it. */
-  private Future<List<Boolean>> publish(String tenant, List<OutboxRow> rows) {
+  /** Per published row, whether the broker has it; whether a failure was "no responders" (no stream takes the subject). */
+  private record Acks(List<Boolean> ok, boolean noStream) {}
+
+  /** Publishes every row of {@code tenant} (its subject names it). */
+  private Future<Acks> publish(String tenant, List<OutboxRow> rows) {
     Connection nc = link.connection();
     boolean core = OutboxSettings.CORE.equals(settings.natsMode());
     return worker.<List<CompletableFuture<?>>>executeBlocking(() -> {
@@ -197,14 +227,19 @@ final class NatsRelay {
       }
       return acks;
     }, true).compose(acks -> {
-      Promise<List<Boolean>> done = Promise.promise();
+      Promise<Acks> done = Promise.promise();
       CompletableFuture.allOf(acks.stream().map(f -> f.handle((r, t) -> null)).toArray(CompletableFuture[]::new))
           .whenComplete((x, t) -> context.runOnContext(v -> {
             List<Boolean> ok = new ArrayList<>(acks.size());
+            boolean noStream = false;
             for (CompletableFuture<?> f : acks) {
               ok.add(!f.isCompletedExceptionally());
+              noStream |= f.isCompletedExceptionally() && noResponders(f);
             }
-            done.complete(ok);
+            if (noStream) {
+              streamMissing.run();
+            }
+            done.complete(new Acks(ok, noStream));
           }));
       return done.future();
     });

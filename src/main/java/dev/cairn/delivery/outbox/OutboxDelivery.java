@@ -22,6 +22,8 @@ import java.util.logging.Logger;
  */
 public final class OutboxDelivery {
   private static final Logger LOG = Logger.getLogger(OutboxDelivery.class.getName());
+  /** A stream found missing by a publish is reconciled again at most this often. */
+  static final long RECONCILE_AGAIN_MS = 5_000;
 
   private final Vertx vertx;
   private final Channels channels;
@@ -36,6 +38,8 @@ public final class OutboxDelivery {
   private NatsLink link;
   private NatsRelay relay;
   private NatsHandlers natsHandlers;
+  private boolean reconciling;
+  private long reconciledAt;
 
   public OutboxDelivery(Vertx vertx, Channels channels, OutboxSettings settings,
       java.util.function.Supplier<? extends java.util.Collection<String>> tenants, MeterRegistry registry) {
@@ -69,31 +73,61 @@ public final class OutboxDelivery {
     natsHandlers = new NatsHandlers(context, natsWorker, runner, settings, metrics);
     link = new NatsLink(context, natsWorker, settings.natsUrl(), this::natsUp);
     metrics.natsConnected(link::connectedFlag);
-    relay = new NatsRelay(context, natsWorker, db, link, settings, metrics);
+    relay = new NatsRelay(context, natsWorker, db, link, settings, metrics, this::streamMissing);
     pump = new OutboxPump(vertx, relay::cycle);
     LOG.info("outbox: backend nats (" + settings.natsMode() + ") at " + settings.natsUrl()
         + "; rows wait in the outbox until it is reachable");
     return link.start();
   }
 
-  /** NATS is reachable: on the first connect reconcile and start the handlers; then relay every tenant. */
+  /**
+   * NATS is reachable: reconcile the stream and consumer (on every connect: a broker restarted without
+   * its store has neither), on the first connect start the handlers; then relay every tenant.
+   */
   private void natsUp(boolean first) {
     relay.resetBackoff();
-    if (!first) {
-      tenants.get().forEach(pump::wake);
+    Future<Void> ready = reconcile();
+    if (first) {
+      ready = ready.compose(x -> natsHandlers.start(link.connection()));
+    }
+    ready.onFailure(t -> LOG.log(Level.SEVERE, "outbox: could not set up the NATS stream/consumer; relaying anyway", t))
+        .onComplete(x -> tenants.get().forEach(pump::wake));
+  }
+
+  /** JetStream: creates or updates the stream and the handlers' consumer (blocking calls on the worker). */
+  private Future<Void> reconcile() {
+    if (!OutboxSettings.JETSTREAM.equals(settings.natsMode())) {
+      return Future.succeededFuture();
+    }
+    reconciling = true;
+    reconciledAt = System.currentTimeMillis();
+    return natsWorker.<Void>executeBlocking(() -> {
+      StreamReconciler.reconcile(link.connection().jetStreamManagement(), settings.stream(), settings.subjects(),
+          settings.maxAttempts(), settings.streamMaxAge());
+      return null;
+    }, false).eventually(() -> {
+      reconciling = false;
+      return Future.succeededFuture();
+    });
+  }
+
+  /**
+   * A publish was answered "no responders": no stream takes the outbox's subjects (deleted by hand, or
+   * the broker lost its store while this process stayed connected). Reconciles again, at most every
+   * {@link #RECONCILE_AGAIN_MS}; the rows wait, deferred without spending an attempt, and go once it is back.
+   */
+  private void streamMissing() {
+    if (reconciling || System.currentTimeMillis() - reconciledAt < RECONCILE_AGAIN_MS) {
       return;
     }
-    Future<Void> ready = Future.succeededFuture();
-    if (OutboxSettings.JETSTREAM.equals(settings.natsMode())) {
-      ready = natsWorker.executeBlocking(() -> {
-        StreamReconciler.reconcile(link.connection().jetStreamManagement(), settings.stream(), settings.subjects(),
-            settings.maxAttempts(), settings.streamMaxAge());
-        return null;
-      }, false).mapEmpty();
-    }
-    ready.compose(x -> natsHandlers.start(link.connection()))
-        .onFailure(t -> LOG.log(Level.SEVERE, "outbox: could not set up the NATS stream/consumer; relaying anyway", t))
-        .onComplete(x -> tenants.get().forEach(pump::wake));
+    LOG.severe("outbox: JetStream has no stream for " + settings.subjects() + " (a publish was answered 503 no"
+        + " responders: stream " + settings.stream() + " deleted, or the broker lost its store); creating it again");
+    reconcile().onFailure(t -> LOG.log(Level.SEVERE, "outbox: could not create the NATS stream/consumer again;"
+        + " rows wait in the outbox and the next failed publish tries again", t))
+        .onSuccess(x -> {
+          relay.resetBackoff();
+          tenants.get().forEach(pump::wake);
+        });
   }
 
   /** database-engine committed new outbox rows for {@code tenant}. */

@@ -16,7 +16,8 @@ import java.util.List;
 import java.util.logging.Logger;
 
 /**
- * Start-time reconcile of the JetStream stream and the handlers' durable consumer (seed 000). A missing
+ * Reconcile of the JetStream stream and the handlers' durable consumer (seed 000), at every connect to
+ * NATS and when a publish finds no stream ({@code OutboxDelivery}). A missing
  * one is created. An existing one is compared with what this build needs ({@code duplicate_window} 1 h,
  * {@code max_age} = {@code nats.stream_max_age}; {@code max_deliver} = {@code outbox.max_attempts},
  * {@code ack_wait}) and updated in place from a clone
