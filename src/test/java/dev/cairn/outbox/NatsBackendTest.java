@@ -195,15 +195,17 @@ class NatsBackendTest {
 
   /**
    * The stream vanishes while the relay stays connected (deleted by hand, or a broker restarted without its
-   * store): publishes are answered "no responders". The relay creates the stream again and every event
-   * written meanwhile reaches it, with no attempt spent.
+   * store): publishes are answered "no responders". The relay creates the stream (and the handlers'
+   * consumer) again and every event written meanwhile reaches it, with no attempt spent, and the handler
+   * fed from it (forward) gets each once.
    */
   @Test
   void aStreamDeletedUnderTheRelayIsCreatedAgainAndNothingIsLost() throws Exception {
     EventSigner erin = EventSigner.random();
-    try (NatsSupport nats = new NatsSupport()) {
+    try (NatsSupport nats = new NatsSupport(); FakeUpstream upstream = new FakeUpstream(false)) {
       JsonObject config = nats.config(NatsSupport.URL, "jetstream");
       config.getJsonObject("outbox").put("max_attempts", 1); // an attempt spent on the missing stream would dead-letter
+      config.put("forward", new JsonObject().put("relays", new JsonArray().add(upstream.url())));
       try (TestRelay relay = TestRelay.start(config, java.util.Map.of()); RelayClient client = relay.connect()) {
         Path db = OutboxDb.tenantDb(relay.dataDir(), "default");
         publish(client, erin, 1, "before");
@@ -220,6 +222,11 @@ class NatsBackendTest {
               .getString("id"));
         }
         assertEquals(new HashSet<>(after), inStream);
+        OutboxDb.await("the handler fed from the new consumer forwarded them", 30,
+            () -> after.stream().allMatch(id -> upstream.count(id) >= 1));
+        for (String id : after) {
+          assertEquals(1, upstream.count(id), "forwarded once: " + id);
+        }
       }
     }
   }

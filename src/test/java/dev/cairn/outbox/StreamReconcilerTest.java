@@ -1,6 +1,7 @@
 package dev.cairn.outbox;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.cairn.delivery.outbox.StreamReconciler;
@@ -19,12 +20,17 @@ class StreamReconcilerTest {
   @Test
   void aNewStreamGetsTheDuplicateWindowAndTheConfiguredMaxAgeAndZeroKeepsForever() throws Exception {
     try (NatsSupport nats = new NatsSupport()) {
-      assertEquals(List.of(), StreamReconciler.reconcile(nats.jsm, nats.stream, nats.prefix + ".>", 5, WEEK));
+      StreamReconciler.Reconciled first = StreamReconciler.reconcile(nats.jsm, nats.stream, nats.prefix + ".>", 5, WEEK);
+      assertEquals(List.of(), first.warnings());
+      assertTrue(first.consumerCreated());
       StreamConfiguration sc = nats.jsm.getStreamInfo(nats.stream).getConfiguration();
       assertEquals(WEEK, sc.getMaxAge());
       assertEquals(Duration.ofHours(1), sc.getDuplicateWindow());
-      List<String> warnings = StreamReconciler.reconcile(nats.jsm, nats.stream, nats.prefix + ".>", 5, Duration.ZERO);
+      StreamReconciler.Reconciled again = StreamReconciler.reconcile(nats.jsm, nats.stream, nats.prefix + ".>", 5,
+          Duration.ZERO);
+      List<String> warnings = again.warnings();
       assertEquals(1, warnings.size(), warnings.toString());
+      assertFalse(again.consumerCreated(), "the consumer of the first reconcile is kept");
       assertEquals(Duration.ZERO, nats.jsm.getStreamInfo(nats.stream).getConfiguration().getMaxAge());
     }
   }
@@ -49,7 +55,7 @@ class StreamReconcilerTest {
       nats.jsm.addOrUpdateConsumer(nats.stream, ConsumerConfiguration.builder().durable(StreamReconciler.CONSUMER)
           .filterSubject(nats.prefix + ".>").ackPolicy(AckPolicy.Explicit).maxDeliver(3)
           .ackWait(Duration.ofSeconds(30)).description("operator's consumer").build());
-      List<String> warnings = StreamReconciler.reconcile(nats.jsm, nats.stream, nats.prefix + ".>", 7, WEEK);
+      List<String> warnings = StreamReconciler.reconcile(nats.jsm, nats.stream, nats.prefix + ".>", 7, WEEK).warnings();
       assertEquals(2, warnings.size(), warnings.toString());
       assertTrue(warnings.get(0).contains("max_age unlimited; updated it in place"), warnings.get(0));
       StreamConfiguration sc = nats.jsm.getStreamInfo(nats.stream).getConfiguration();
@@ -64,7 +70,7 @@ class StreamReconcilerTest {
       assertEquals(StreamReconciler.ACK_WAIT, cc.getAckWait());
       assertEquals("operator's consumer", cc.getDescription());
       // A second start finds everything as needed: no warning.
-      assertEquals(List.of(), StreamReconciler.reconcile(nats.jsm, nats.stream, nats.prefix + ".>", 7, WEEK));
+      assertEquals(List.of(), StreamReconciler.reconcile(nats.jsm, nats.stream, nats.prefix + ".>", 7, WEEK).warnings());
     }
   }
 
@@ -76,7 +82,7 @@ class StreamReconcilerTest {
           .storageType(StorageType.Memory).maxAge(Duration.ofMinutes(30)).duplicateWindow(Duration.ofMinutes(2))
           .build());
       List<String> warnings = StreamReconciler.reconcile(nats.jsm, nats.stream, nats.prefix + ".>", 10,
-          Duration.ofMinutes(30));
+          Duration.ofMinutes(30)).warnings();
       assertEquals(1, warnings.size(), warnings.toString());
       assertTrue(warnings.get(0).contains("nats stream edit " + nats.stream + " --dupe-window 1h --max-age 1800s"),
           warnings.get(0));

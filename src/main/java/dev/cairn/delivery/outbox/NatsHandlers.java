@@ -60,6 +60,19 @@ final class NatsHandlers {
     }, false).mapEmpty();
   }
 
+  /**
+   * The handlers' consumer was created anew (the stream was lost and created again): the one consumed so
+   * far is gone, so stop consuming it and consume the new one.
+   */
+  Future<Void> restart(Connection nc) {
+    if (runner.isEmpty()) {
+      return Future.succeededFuture();
+    }
+    LOG.warning("outbox: the handlers' JetStream consumer " + settings.stream() + "/" + StreamReconciler.CONSUMER
+        + " was created again; consuming from it anew");
+    return stop().recover(t -> Future.succeededFuture()).compose(x -> start(nc));
+  }
+
   private void processJetStream(Message msg) {
     OutboxMessage m;
     try {

@@ -86,26 +86,25 @@ public final class OutboxDelivery {
    */
   private void natsUp(boolean first) {
     relay.resetBackoff();
-    Future<Void> ready = reconcile();
-    if (first) {
-      ready = ready.compose(x -> natsHandlers.start(link.connection()));
-    }
+    Future<Void> ready = reconcile().compose(created -> first ? natsHandlers.start(link.connection())
+        : created ? natsHandlers.restart(link.connection()) : Future.succeededFuture());
     ready.onFailure(t -> LOG.log(Level.SEVERE, "outbox: could not set up the NATS stream/consumer; relaying anyway", t))
         .onComplete(x -> tenants.get().forEach(pump::wake));
   }
 
-  /** JetStream: creates or updates the stream and the handlers' consumer (blocking calls on the worker). */
-  private Future<Void> reconcile() {
+  /**
+   * JetStream: creates or updates the stream and the handlers' consumer (blocking calls on the worker);
+   * completes with whether the consumer was created (false in core mode).
+   */
+  private Future<Boolean> reconcile() {
     if (!OutboxSettings.JETSTREAM.equals(settings.natsMode())) {
-      return Future.succeededFuture();
+      return Future.succeededFuture(false);
     }
     reconciling = true;
     reconciledAt = System.currentTimeMillis();
-    return natsWorker.<Void>executeBlocking(() -> {
-      StreamReconciler.reconcile(link.connection().jetStreamManagement(), settings.stream(), settings.subjects(),
-          settings.maxAttempts(), settings.streamMaxAge());
-      return null;
-    }, false).eventually(() -> {
+    return natsWorker.executeBlocking(() -> StreamReconciler.reconcile(link.connection().jetStreamManagement(),
+        settings.stream(), settings.subjects(), settings.maxAttempts(), settings.streamMaxAge()).consumerCreated(),
+        false).eventually(() -> {
       reconciling = false;
       return Future.succeededFuture();
     });
@@ -122,8 +121,9 @@ public final class OutboxDelivery {
     }
     LOG.severe("outbox: JetStream has no stream for " + settings.subjects() + " (a publish was answered 503 no"
         + " responders: stream " + settings.stream() + " deleted, or the broker lost its store); creating it again");
-    reconcile().onFailure(t -> LOG.log(Level.SEVERE, "outbox: could not create the NATS stream/consumer again;"
-        + " rows wait in the outbox and the next failed publish tries again", t))
+    reconcile().compose(created -> created ? natsHandlers.restart(link.connection()) : Future.succeededFuture())
+        .onFailure(t -> LOG.log(Level.SEVERE, "outbox: could not create the NATS stream/consumer again;"
+            + " rows wait in the outbox and the next failed publish tries again", t))
         .onSuccess(x -> {
           relay.resetBackoff();
           tenants.get().forEach(pump::wake);

@@ -35,8 +35,14 @@ public final class StreamReconciler {
 
   private StreamReconciler() {}
 
-  /** Reconciles; returns the warnings it logged (empty when everything matched or was created). */
-  public static List<String> reconcile(JetStreamManagement jsm, String stream, String subjects, int maxDeliver,
+  /**
+   * What a reconcile did: the warnings it logged (empty when everything matched or was created), and
+   * whether it created the handlers' consumer (a consumer of the stream's earlier life is gone with it).
+   */
+  public record Reconciled(List<String> warnings, boolean consumerCreated) {}
+
+  /** Reconciles the stream, then the consumer. */
+  public static Reconciled reconcile(JetStreamManagement jsm, String stream, String subjects, int maxDeliver,
       Duration maxAge) throws IOException, JetStreamApiException {
     List<String> warnings = new ArrayList<>();
     StreamInfo si = null;
@@ -79,6 +85,7 @@ public final class StreamReconciler {
         throw e;
       }
     }
+    boolean consumerCreated = ci == null;
     if (ci == null) {
       jsm.addOrUpdateConsumer(stream, ConsumerConfiguration.builder().durable(CONSUMER).filterSubject(subjects)
           .ackPolicy(AckPolicy.Explicit).deliverPolicy(DeliverPolicy.All).maxDeliver(maxDeliver).ackWait(ACK_WAIT)
@@ -101,7 +108,7 @@ public final class StreamReconciler {
         }
       }
     }
-    return warnings;
+    return new Reconciled(warnings, consumerCreated);
   }
 
   private static void warn(List<String> warnings, String message) {
