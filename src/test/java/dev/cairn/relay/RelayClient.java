@@ -2,6 +2,7 @@ package dev.cairn.relay;
 
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.ClientWebSocket;
 import io.vertx.core.http.WebSocket;
 import io.vertx.core.http.WebSocketClient;
 import io.vertx.core.http.WebSocketClientOptions;
@@ -49,11 +50,15 @@ public final class RelayClient implements AutoCloseable {
     WebSocketClient client = vertx.createWebSocketClient(options
         .setMaxMessageSize(64 * 1024 * 1024).setMaxFrameSize(64 * 1024 * 1024));
     try {
-      // The client is built on the event loop as the socket opens, before any frame is dispatched: a
-      // relay that speaks first (an AUTH challenge) is heard.
-      return client.connect(new WebSocketConnectOptions().setHost("127.0.0.1").setPort(port).setURI(path))
-          .map(ws -> new RelayClient(vertx, ws))
+      // The handlers are set before the socket opens, so a relay that speaks first (an AUTH challenge) is
+      // heard. Set in a callback of the connect's future they could come late: a connect that completed
+      // before the test thread attached the callback (a loaded CI host) ran it after the first frames had
+      // been dispatched to no handler (Nip42AuthTest once waited 10 s for an AUTH sent at once).
+      ClientWebSocket ws = client.webSocket();
+      RelayClient relayClient = new RelayClient(vertx, ws);
+      ws.connect(new WebSocketConnectOptions().setHost("127.0.0.1").setPort(port).setURI(path))
           .toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+      return relayClient;
     } catch (Exception e) {
       vertx.close();
       throw e;
