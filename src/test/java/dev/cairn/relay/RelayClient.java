@@ -51,9 +51,9 @@ public final class RelayClient implements AutoCloseable {
         .setMaxMessageSize(64 * 1024 * 1024).setMaxFrameSize(64 * 1024 * 1024));
     try {
       // The handlers are set before the socket opens, so a relay that speaks first (an AUTH challenge) is
-      // heard. Set in a callback of the connect's future they could come late: a connect that completed
-      // before the test thread attached the callback (a loaded CI host) ran it after the first frames had
-      // been dispatched to no handler (Nip42AuthTest once waited 10 s for an AUTH sent at once).
+      // heard whatever the timing. Set in a callback of the connect's future, they depended on that callback
+      // running before the first frame was dispatched; once, on a loaded CI host, Nip42AuthTest waited 10 s
+      // for an AUTH the relay sends at once.
       ClientWebSocket ws = client.webSocket();
       RelayClient relayClient = new RelayClient(vertx, ws);
       ws.connect(new WebSocketConnectOptions().setHost("127.0.0.1").setPort(port).setURI(path))
@@ -177,7 +177,7 @@ public final class RelayClient implements AutoCloseable {
   public void close() {
     if (!ws.isClosed()) {
       try {
-        ws.close().toCompletionStage().toCompletableFuture().get(2, java.util.concurrent.TimeUnit.SECONDS);
+        ws.close().toCompletionStage().toCompletableFuture().get(2, TimeUnit.SECONDS);
       } catch (Exception e) {
         // closed by the relay meanwhile, or slow: Vert.x's close below cuts it anyway
       }
