@@ -17,7 +17,7 @@ import java.util.List;
 /**
  * The SQLite side of a group commit, on the writer connection inside the caller's transaction: reads
  * what {@link WriteRules} needs for a batch ({@link #fetch}), then runs the writes it planned
- * ({@link #apply}) — events, their tag-index entries, tombstones and the outbox rows, in one go.
+ * ({@link #apply}: events, their tag-index entries, tombstones) and the outbox rows ({@link #enqueueOutbox}).
  * The batch's ids and tombstone targets are each looked up by one statement (its keys as a JSON array
  * through {@code json_each}, an index probe per key inside SQLite): a statement per event cost the writer
  * two round trips through the driver per event, ~5 us of its ~100. Statements are prepared once. Not
@@ -109,8 +109,8 @@ final class SqliteEventWriter {
     return s;
   }
 
-  /** Runs the planned writes in order, then writes the outbox rows of every stored event. */
-  void apply(WritePlan plan, List<NostrEvent> batch, long nowMs) throws SQLException {
+  /** Runs the planned writes in order: events, their tag-index entries, removals, tombstones. */
+  void apply(WritePlan plan) throws SQLException {
     for (WritePlan.Op op : plan.ops()) {
       if (op instanceof WritePlan.Insert in) {
         insert(in);
@@ -124,8 +124,15 @@ final class SqliteEventWriter {
         upsertTombstone.executeUpdate();
       }
     }
+  }
+
+  /**
+   * Writes the outbox rows of every event of {@code batch} the plan stored (and of what it removed),
+   * {@code occurredAt} their time: after {@link #apply}, inside the same transaction.
+   */
+  void enqueueOutbox(WritePlan plan, List<NostrEvent> batch, long occurredAt) throws SQLException {
     for (int i = 0; i < batch.size(); i++) { // a result per event of the batch, in its order
-      outbox.add(plan.results().get(i), batch.get(i).json(), nowMs);
+      outbox.add(plan.results().get(i), batch.get(i).json(), occurredAt);
     }
     outbox.flush();
   }

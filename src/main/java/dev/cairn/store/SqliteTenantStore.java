@@ -365,10 +365,14 @@ public final class SqliteTenantStore implements AutoCloseable {
   private PersistOutcome persistNow(List<NostrEvent> batch, long now) throws SQLException {
     begin.execute();
     try {
-      long nowMs = System.currentTimeMillis();
       WriteSnapshot state = events.fetch(WriteRules.keysOf(batch));
       WritePlan plan = WriteRules.plan(batch, state, now, highWater);
-      events.apply(plan, batch, nowMs);
+      events.apply(plan);
+      // The change's time for its outbox rows and feed rows, read as late as the transaction allows: a
+      // commit of a thousand events takes tens of ms, which the outbox's commit->publish time must not
+      // count as the relay's delay in publishing (nothing of the batch is visible before the commit).
+      long nowMs = System.currentTimeMillis();
+      events.enqueueOutbox(plan, batch, nowMs);
       List<FeedChange> feed = FeedChange.of(batch, plan.results(), nowMs);
       FeedBounds bounds = null;
       Exception feedError = null;
@@ -429,7 +433,7 @@ public final class SqliteTenantStore implements AutoCloseable {
           ops.add(new WritePlan.Remove(r, RemovalReason.EXPIRED));
           out.add(new Removal(r.id(), r.kind(), r.pubkey(), r.seq(), RemovalReason.EXPIRED));
         }
-        events.apply(new WritePlan(List.of(), ops, highWater), List.of(), System.currentTimeMillis());
+        events.apply(new WritePlan(List.of(), ops, highWater));
         outbox.enqueue(outbox.eventsOf(out, System.currentTimeMillis()));
         commit.execute();
         outboxCommitted();

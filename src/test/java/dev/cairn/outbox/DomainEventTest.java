@@ -9,6 +9,7 @@ import dev.cairn.nostr.NostrEvent;
 import dev.cairn.store.Removal;
 import dev.cairn.store.RemovalReason;
 import dev.cairn.store.outbox.DomainEvent;
+import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonObject;
 import java.util.List;
 import java.util.UUID;
@@ -21,7 +22,7 @@ class DomainEventTest {
   void storedBodyCarriesTheEventAsPayload() {
     NostrEvent e = EventSigner.random().sign(1_700_000_000L, 1, List.of(List.of("t", "x")), "quote \" and \\ and é\n");
     DomainEvent d = DomainEvent.stored("acme\"t", 42, 123L);
-    JsonObject body = new JsonObject(DomainEvent.storedBody(d.eventId(), "acme\"t", 42, 123L, e.json()));
+    JsonObject body = new JsonObject(Buffer.buffer(DomainEvent.storedBody(d.eventId(), "acme\"t", 42, 123L, e.json())));
     assertEquals(d.eventId(), body.getString("event_id"));
     assertEquals(7, UUID.fromString(body.getString("event_id")).version());
     assertEquals(2, UUID.fromString(body.getString("event_id")).variant());

@@ -8,7 +8,6 @@ import io.nats.client.MessageConsumer;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.WorkerExecutor;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -76,7 +75,7 @@ final class NatsHandlers {
   private void processJetStream(Message msg) {
     OutboxMessage m;
     try {
-      m = OutboxMessage.parse(new String(msg.getData(), StandardCharsets.UTF_8));
+      m = OutboxMessage.parse(msg.getData());
     } catch (RuntimeException e) {
       LOG.severe("outbox: unreadable JetStream message on " + msg.getSubject() + ", terminated: " + e.getMessage());
       ackLater(msg::term);
@@ -106,7 +105,7 @@ final class NatsHandlers {
   private void processCore(Message msg) {
     OutboxMessage m;
     try {
-      m = OutboxMessage.parse(new String(msg.getData(), StandardCharsets.UTF_8));
+      m = OutboxMessage.parse(msg.getData());
     } catch (RuntimeException e) {
       LOG.severe("outbox: unreadable NATS message on " + msg.getSubject() + ": " + e.getMessage());
       return;

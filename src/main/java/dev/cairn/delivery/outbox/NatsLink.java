@@ -3,11 +3,13 @@ package dev.cairn.delivery.outbox;
 import io.nats.client.Connection;
 import io.nats.client.ConnectionListener;
 import io.nats.client.ErrorListener;
+import io.nats.client.JetStream;
 import io.nats.client.Nats;
 import io.nats.client.Options;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.WorkerExecutor;
+import java.io.IOException;
 import java.time.Duration;
 import java.util.function.Consumer;
 import java.util.logging.Logger;
@@ -26,6 +28,7 @@ final class NatsLink {
   /** Called on delivery's context with true for the first connect, false for a reconnect. */
   private final Consumer<Boolean> onUp;
   private volatile Connection connection;
+  private volatile JetStreamOf jetStream;
   /** Written on delivery's context; volatile for the metrics scrape. */
   private volatile boolean up;
   private boolean everUp;
@@ -89,6 +92,22 @@ final class NatsLink {
   Connection connection() {
     return connection;
   }
+
+  /**
+   * The connection's JetStream context, made once per connection (any thread): jnats parses the server's
+   * version with regular expressions in each new one, which a context per published batch paid for.
+   */
+  JetStream jetStream() throws IOException {
+    Connection c = connection;
+    JetStreamOf made = jetStream;
+    if (made == null || made.connection() != c) {
+      made = new JetStreamOf(c, c.jetStream());
+      jetStream = made;
+    }
+    return made.jetStream();
+  }
+
+  private record JetStreamOf(Connection connection, JetStream jetStream) {}
 
   Future<Void> close() {
     Connection c = connection;

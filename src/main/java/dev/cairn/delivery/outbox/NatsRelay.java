@@ -11,7 +11,6 @@ import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.WorkerExecutor;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CancellationException;
@@ -33,7 +32,7 @@ final class NatsRelay {
   static final long PUBLISH_TIMEOUT_MS = 5_000;
   /**
    * Claimed-on-write rows published and not yet settled at most, in {@code outbox.batch} rows each (16,384
-   * at the default 256): past it, or past {@link #MAX_IN_FLIGHT_CHARS}, a commit's rows are handed back to
+   * at the default 256): past it, or past {@link #MAX_IN_FLIGHT_BYTES}, a commit's rows are handed back to
    * the claim loop, which delivers them a batch per writer round trip, slower than a busy store commits
    * them. Under a saturated host the broker's PubAcks lag by up to half a second (measured: 5,000 events/s
    * with nats-server, the relay and the load on two cores); the 4,096 rows allowed before (0.8 s of that
@@ -42,10 +41,10 @@ final class NatsRelay {
    */
   static final int MAX_IN_FLIGHT_BATCHES = 64;
   /**
-   * Characters of message bodies published and not yet settled at most (32 Mi, ~64 MB of heap at worst):
-   * events up to {@code limits.max_message_length} make a row count alone no bound on memory.
+   * Bytes of message bodies published and not yet settled at most (64 MiB): events up to
+   * {@code limits.max_message_length} make a row count alone no bound on memory.
    */
-  static final long MAX_IN_FLIGHT_CHARS = 32L << 20;
+  static final long MAX_IN_FLIGHT_BYTES = 64L << 20;
 
   private final Context context;
   private final WorkerExecutor worker;
@@ -56,9 +55,9 @@ final class NatsRelay {
   /** Called (on delivery's context) when the broker answered a publish "no responders": no stream takes the subject. */
   private final Runnable streamMissing;
   private int outageStreak;
-  /** Claimed-on-write rows published and not yet settled (acks, then the settle transaction), and their bodies' characters. */
+  /** Claimed-on-write rows published and not yet settled (acks, then the settle transaction), and their bodies' bytes. */
   private long inFlight;
-  private long inFlightChars;
+  private long inFlightBytes;
 
   NatsRelay(Context context, WorkerExecutor worker, DbClient db, NatsLink link, OutboxSettings settings,
       OutboxMetrics metrics, Runnable streamMissing) {
@@ -100,36 +99,36 @@ final class NatsRelay {
   /**
    * Rows a commit wrote already claimed by this process, with their bodies: published at once. Rows
    * that cannot go now (NATS down, or {@link #MAX_IN_FLIGHT_BATCHES} batches or
-   * {@link #MAX_IN_FLIGHT_CHARS} not yet settled; a commit's rows go anyway when nothing is in flight) are
+   * {@link #MAX_IN_FLIGHT_BYTES} not yet settled; a commit's rows go anyway when nothing is in flight) are
    * handed back to the claim loop (pending, due now, no attempt spent). Completes with when the claim loop
    * should look again ({@link OutboxPump#IDLE}: no need).
    */
   Future<Long> relayClaimed(String tenant, List<OutboxRow> rows) {
-    long chars = bodyChars(rows);
+    long bytes = bodyBytes(rows);
     if (!link.up() || inFlight + rows.size() > (long) settings.batch() * MAX_IN_FLIGHT_BATCHES
-        || (inFlight > 0 && inFlightChars + chars > MAX_IN_FLIGHT_CHARS)) {
+        || (inFlight > 0 && inFlightBytes + bytes > MAX_IN_FLIGHT_BYTES)) {
       long now = System.currentTimeMillis();
       List<Settlement> back = rows.stream()
           .map(r -> Settlement.defer(r, now, link.up() ? "relay busy" : "NATS unreachable")).toList();
       return db.settle(tenant, back).map(x -> now);
     }
     inFlight += rows.size();
-    inFlightChars += chars;
+    inFlightBytes += bytes;
     return publish(tenant, rows)
         .compose(acks -> settlePublished(tenant, rows, acks))
         .eventually(() -> {
           inFlight -= rows.size();
-          inFlightChars -= chars;
+          inFlightBytes -= bytes;
           return Future.succeededFuture();
         });
   }
 
-  private static long bodyChars(List<OutboxRow> rows) {
-    long chars = 0;
+  private static long bodyBytes(List<OutboxRow> rows) {
+    long bytes = 0;
     for (OutboxRow r : rows) {
-      chars += r.body().length();
+      bytes += r.body().length;
     }
-    return chars;
+    return bytes;
   }
 
   /**
@@ -202,10 +201,10 @@ final class NatsRelay {
     boolean core = OutboxSettings.CORE.equals(settings.natsMode());
     return worker.<List<CompletableFuture<?>>>executeBlocking(() -> {
       List<CompletableFuture<?>> acks = new ArrayList<>(rows.size());
-      JetStream js = core ? null : nc.jetStream();
+      JetStream js = core ? null : link.jetStream();
       for (OutboxRow row : rows) {
         String subject = settings.subject(tenant, row.type());
-        byte[] body = row.body().getBytes(StandardCharsets.UTF_8);
+        byte[] body = row.body();
         try {
           if (core) {
             Headers h = new Headers();

@@ -82,21 +82,24 @@ public final class MysqlEventWriter {
           long highWater = counters.getLong(0);
           long queueId = counters.getLong(1);
           long feedSeq = counters.getLong(2);
-          long nowMs = System.currentTimeMillis();
           // Plain (consistent) reads after the locking read: InnoDB takes a transaction's read view at
           // its first consistent read, here after the lock is held, so the snapshot sees everything
           // the previous holder committed. (Hence no START TRANSACTION WITH CONSISTENT SNAPSHOT.)
           return reader.fetch(conn, WriteRules.keysOf(batch)).compose(snapshot -> {
             WritePlan plan = WriteRules.plan(batch, snapshot, now, highWater);
-            List<FeedChange> changes = FeedChange.of(batch, plan.results(), nowMs);
-            return writer.apply(conn, plan, nowMs)
-                .compose(v -> outbox.write(conn, plan.results(), nowMs, queueId))
-                .compose(lastQueueId -> feed.write(conn, changes, feedSeq)
-                    .compose(f -> conn.preparedQuery(
-                            "UPDATE tenant_counters SET event_seq = ?, queue_id = ?, feed_seq = ? WHERE tenant_id = ?")
-                        .execute(Tuple.of(plan.highWater(), lastQueueId, f.lastSeq(), tenantId))
-                        .map(v -> new PersistOutcome(plan.results(), f.error() == null ? List.of() : changes,
-                            f.bounds(), f.error()))));
+            return writer.apply(conn, plan, System.currentTimeMillis()).compose(v -> {
+              // The change's time for its outbox and feed rows, read as late as the transaction allows
+              // (as SqliteTenantStore does): the batch's own writes are not the outbox's delay.
+              long nowMs = System.currentTimeMillis();
+              List<FeedChange> changes = FeedChange.of(batch, plan.results(), nowMs);
+              return outbox.write(conn, plan.results(), nowMs, queueId)
+                  .compose(lastQueueId -> feed.write(conn, changes, feedSeq)
+                      .compose(f -> conn.preparedQuery(
+                              "UPDATE tenant_counters SET event_seq = ?, queue_id = ?, feed_seq = ? WHERE tenant_id = ?")
+                          .execute(Tuple.of(plan.highWater(), lastQueueId, f.lastSeq(), tenantId))
+                          .map(x -> new PersistOutcome(plan.results(), f.error() == null ? List.of() : changes,
+                              f.bounds(), f.error()))));
+            });
           });
         });
   }

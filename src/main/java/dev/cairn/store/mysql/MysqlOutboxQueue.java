@@ -11,6 +11,7 @@ import io.vertx.sqlclient.Row;
 import io.vertx.sqlclient.RowSet;
 import io.vertx.sqlclient.SqlConnection;
 import io.vertx.sqlclient.Tuple;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -118,18 +119,17 @@ final class MysqlOutboxQueue {
         .map(v -> {
           List<OutboxRow> out = new ArrayList<>(picked.size());
           for (Picked p : picked) {
-            String body = p.body();
             long seq = p.storedSeq();
-            if (body.isEmpty()) {
+            byte[] body = OutboxQueue.NO_BODY;
+            if (p.body().isEmpty()) {
               if (withBody) {
-                byte[] payload = json.get(seq);
-                // gone past the feed's retention: a null payload rather than a blocked queue (as on SQLite)
-                body = payload == null
-                    ? DomainEvent.body(p.eventId(), DomainEvent.EVENT_STORED, tenant, seq, p.createdAt(), "null")
-                    : DomainEvent.storedBody(p.eventId(), tenant, seq, p.createdAt(), payload);
+                body = DomainEvent.storedBody(p.eventId(), tenant, seq, p.createdAt(), json.get(seq));
               }
-            } else if (seq == 0) {
-              seq = new JsonObject(body).getLong("seq", 0L);
+            } else {
+              if (seq == 0) {
+                seq = new JsonObject(p.body()).getLong("seq", 0L);
+              }
+              body = p.body().getBytes(StandardCharsets.UTF_8);
             }
             out.add(new OutboxRow(p.id(), p.eventId(), p.type(), body, p.attempts(), now, seq));
           }

@@ -1,6 +1,7 @@
 package dev.cairn.store.outbox;
 
 import dev.cairn.store.Sql;
+import java.nio.charset.StandardCharsets;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -18,6 +19,8 @@ import java.util.Map;
 public final class OutboxQueue {
   /** Done rows are kept this long, then pruned lazily. */
   public static final long DONE_RETENTION_MS = 30L * 24 * 3600 * 1000;
+  /** The body of a row claimed without one. */
+  public static final byte[] NO_BODY = new byte[0];
 
   /**
    * What a claim found: the rows now ours and when the next row is due (-1: none); {@code settled}: how
@@ -67,14 +70,18 @@ public final class OutboxQueue {
       ps.setInt(2, limit);
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
-          String body = rs.getString(4);
+          String text = rs.getString(4);
           long seq = rs.getLong(6);
-          if (body.isEmpty()) {
+          byte[] body = NO_BODY;
+          if (text.isEmpty()) {
             if (withBody) {
               body = storedBody(json, tenant, rs.getString(2), seq, rs.getLong(7));
             }
-          } else if (seq == 0) {
-            seq = new io.vertx.core.json.JsonObject(body).getLong("seq", 0L);
+          } else {
+            if (seq == 0) {
+              seq = new io.vertx.core.json.JsonObject(text).getLong("seq", 0L);
+            }
+            body = text.getBytes(StandardCharsets.UTF_8);
           }
           into.add(new OutboxRow(rs.getLong(1), rs.getString(2), rs.getString(3), body, rs.getInt(5), now, seq));
         }
@@ -119,16 +126,14 @@ public final class OutboxQueue {
    * {@code removed_events} when the event left the store first. A row whose event is gone past the
    * feed's retention gets a null payload rather than blocking the queue.
    */
-  private static String storedBody(PreparedStatement json, String tenant, String eventId, long seq, long occurredAt)
+  private static byte[] storedBody(PreparedStatement json, String tenant, String eventId, long seq, long occurredAt)
       throws SQLException {
     byte[] payload;
     json.setLong(1, seq);
     try (ResultSet e = json.executeQuery()) {
       payload = e.next() ? e.getBytes(1) : null;
     }
-    return payload == null
-        ? DomainEvent.body(eventId, DomainEvent.EVENT_STORED, tenant, seq, occurredAt, "null")
-        : DomainEvent.storedBody(eventId, tenant, seq, occurredAt, payload);
+    return DomainEvent.storedBody(eventId, tenant, seq, occurredAt, payload);
   }
 
   /** What a settle changed: rows that left the backlog (done or dead-lettered), and the dead-lettered among them. */

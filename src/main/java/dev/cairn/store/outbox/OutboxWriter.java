@@ -2,6 +2,7 @@ package dev.cairn.store.outbox;
 
 import dev.cairn.store.PersistResult;
 import dev.cairn.store.Removal;
+import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -74,7 +75,7 @@ public final class OutboxWriter {
     for (Removal r : s.removed()) {
       DomainEvent d = DomainEvent.deleted(tenant, r, nowMs);
       String body = d.body();
-      row(d.eventId(), d.type(), body, nowMs, null, body, d.seq());
+      row(d.eventId(), d.type(), body, nowMs, null, claimBody(body), d.seq());
     }
   }
 
@@ -82,7 +83,7 @@ public final class OutboxWriter {
   public void enqueue(List<DomainEvent> events) throws SQLException {
     for (DomainEvent e : events) {
       String body = e.body();
-      row(e.eventId(), e.type(), body, e.occurredAt(), null, body, e.seq());
+      row(e.eventId(), e.type(), body, e.occurredAt(), null, claimBody(body), e.seq());
     }
     flush();
   }
@@ -158,8 +159,13 @@ public final class OutboxWriter {
     }
   }
 
+  /** A body the row holds, as a CLAIMED row keeps it for the relay (UTF-8); null otherwise. */
+  private byte[] claimBody(String body) {
+    return mode == Mode.CLAIMED ? body.getBytes(StandardCharsets.UTF_8) : null;
+  }
+
   /** {@code claimBody} and {@code aboutSeq}: the row's full body and its event's seq, kept for a CLAIMED row. */
-  private void row(String eventId, String type, String body, long nowMs, Long storedSeq, String claimBody,
+  private void row(String eventId, String type, String body, long nowMs, Long storedSeq, byte[] claimBody,
       long aboutSeq) throws SQLException {
     insert.setString(1, eventId);
     insert.setString(2, type);

@@ -12,6 +12,7 @@ import dev.cairn.store.outbox.OutboxQueue;
 import dev.cairn.store.outbox.OutboxRow;
 import dev.cairn.store.outbox.OutboxStore;
 import dev.cairn.store.outbox.Settlement;
+import io.vertx.core.buffer.Buffer;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
@@ -82,7 +83,7 @@ class OutboxStoreContractTest {
         assertEquals("EventStored", r.type());
         assertEquals(now, r.claimedAt());
         assertEquals(i + 1, r.seq());
-        JsonObject body = new JsonObject(r.body());
+        JsonObject body = new JsonObject(Buffer.buffer(r.body()));
         assertEquals(r.eventId(), body.getString("event_id"));
         assertEquals(OutboxFixture.TENANT, body.getString("tenant"));
         assertEquals(events.get(i).id(), body.getJsonObject("payload").getString("id"), "the stored event is the payload");
@@ -177,8 +178,8 @@ class OutboxStoreContractTest {
       OutboxQueue.Claim claim = await(f.store().claimDue(now, 10, LEASE, true));
       assertEquals(List.of("EventStored", "EventStored", "EventDeleted"), claim.rows().stream().map(OutboxRow::type).toList());
       // v1 left the store: its EventStored body comes from removed_events
-      assertEquals(v1.id(), new JsonObject(claim.rows().get(0).body()).getJsonObject("payload").getString("id"));
-      JsonObject deleted = new JsonObject(claim.rows().get(2).body()).getJsonObject("payload");
+      assertEquals(v1.id(), new JsonObject(Buffer.buffer(claim.rows().get(0).body())).getJsonObject("payload").getString("id"));
+      JsonObject deleted = new JsonObject(Buffer.buffer(claim.rows().get(2).body())).getJsonObject("payload");
       assertEquals(v1.id(), deleted.getString("id"));
       assertEquals("replaced", deleted.getString("reason"));
       f.write(List.of(ev(3, 1, 300), ev(4, 1, 301)));
@@ -327,11 +328,11 @@ class OutboxStoreContractTest {
       long now = System.currentTimeMillis() + 1000;
       OutboxRow mine = one(f.store().claimDue(now, 10, LEASE, true));
       assertEquals(1, mine.id());
-      assertEquals(OutboxFixture.TENANT, new JsonObject(mine.body()).getString("tenant"));
+      assertEquals(OutboxFixture.TENANT, new JsonObject(Buffer.buffer(mine.body())).getString("tenant"));
       OutboxRow theirs = one(other.claimDue(now, 10, LEASE, true));
       assertEquals(1, theirs.id());
-      assertEquals("other", new JsonObject(theirs.body()).getString("tenant"));
-      assertEquals(ev(2, 1, 100).id(), new JsonObject(theirs.body()).getJsonObject("payload").getString("id"));
+      assertEquals("other", new JsonObject(Buffer.buffer(theirs.body())).getString("tenant"));
+      assertEquals(ev(2, 1, 100).id(), new JsonObject(Buffer.buffer(theirs.body())).getJsonObject("payload").getString("id"));
       // same id, same claim token: settling tenant acme's row 1 leaves tenant other's row 1 alone
       assertEquals(new OutboxQueue.Settled(1, 0), await(f.store().settle(List.of(Settlement.done(mine)))));
       assertEquals("processing", await(m.pool().preparedQuery("SELECT status FROM event_queue WHERE tenant_id = 'other'"
