@@ -8,7 +8,50 @@ import java.util.List;
  * Field order is fixed: id, pubkey, created_at, kind, tags, content, sig.
  */
 public final class EventJson {
+  /** Where {@link #encode} puts the id's and created_at's values: after {"id":" and after "pubkey":"<64 hex>","created_at":. */
+  private static final int ID_AT = 7;
+  private static final int CREATED_AT_AT = 162;
+  private static final byte[] HEAD = "{\"id\":\"".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+  private static final byte[] AFTER_ID = "\",\"pubkey\":\"".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+  private static final byte[] AFTER_PUBKEY = "\",\"created_at\":".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+
   private EventJson() {}
+
+  /**
+   * Whether {@code json} begins as {@link #encode} writes every event, {@code {"id":"<64>","pubkey":"<64>",
+   * "created_at":<digits>,}, so that {@link #idOf} and {@link #createdAtOf} can read those two values where
+   * they stand instead of parsing the object (a store reads them so for each row it returns).
+   */
+  public static boolean isEncoded(byte[] json) {
+    if (json.length < CREATED_AT_AT + 2 || !at(json, 0, HEAD) || !at(json, ID_AT + 64, AFTER_ID)
+        || !at(json, ID_AT + 64 + AFTER_ID.length + 64, AFTER_PUBKEY)) {
+      return false;
+    }
+    int end = CREATED_AT_AT;
+    while (end < json.length && json[end] >= '0' && json[end] <= '9') {
+      end++;
+    }
+    // 1 to 18 digits (no overflow), then the next field
+    return end > CREATED_AT_AT && end - CREATED_AT_AT <= 18 && end < json.length && json[end] == ',';
+  }
+
+  /** The id of JSON for which {@link #isEncoded} holds. */
+  public static String idOf(byte[] json) {
+    return new String(json, ID_AT, 64, java.nio.charset.StandardCharsets.ISO_8859_1);
+  }
+
+  /** The created_at of JSON for which {@link #isEncoded} holds. */
+  public static long createdAtOf(byte[] json) {
+    long v = 0;
+    for (int i = CREATED_AT_AT; json[i] != ','; i++) {
+      v = v * 10 + (json[i] - '0');
+    }
+    return v;
+  }
+
+  private static boolean at(byte[] json, int from, byte[] expected) {
+    return java.util.Arrays.equals(json, from, from + expected.length, expected, 0, expected.length);
+  }
 
   public static EventBytes encode(
       String id, String pubkey, long createdAt, int kind, List<List<String>> tags, String content, String sig) {

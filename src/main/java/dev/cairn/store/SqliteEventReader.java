@@ -1,7 +1,10 @@
 package dev.cairn.store;
 
+import dev.cairn.nostr.EventJson;
+import dev.cairn.nostr.EventParser;
 import dev.cairn.nostr.Filter;
-import dev.cairn.nostr.Hex;
+import dev.cairn.nostr.InvalidMessageException;
+import dev.cairn.nostr.NostrEvent;
 import dev.cairn.nostr.negentropy.VectorStorage;
 
 import java.sql.PreparedStatement;
@@ -245,7 +248,7 @@ final class SqliteEventReader {
     }
     FilterSql.Where late = datedLater.withSearch(
         new FilterSql.Search(SEARCH_ROWIDS_BETWEEN, List.of(match, from, lowest), match));
-    List<StoredEvent> older = read(sql, "SELECT e.seq, e.id, e.created_at, e.json FROM " + late.from() + " WHERE "
+    List<StoredEvent> older = read(sql, "SELECT e.seq, e.json FROM " + late.from() + " WHERE "
         + late.sql(), late, null, 16);
     if (older.isEmpty()) {
       return out;
@@ -321,10 +324,27 @@ final class SqliteEventReader {
     List<StoredEvent> out = new ArrayList<>(Math.min(limit, 512));
     try (ResultSet rs = ps.executeQuery()) {
       while (rs.next()) {
-        out.add(new StoredEvent(rs.getLong(1), Hex.encode(rs.getBytes(2)), rs.getLong(3), rs.getBytes(4)));
+        out.add(stored(rs.getLong(1), rs.getBytes(2)));
       }
     }
     return out;
+  }
+
+  /**
+   * A result row ({@code seq, json}) as a StoredEvent, its id and created_at read from the JSON as the
+   * store writes it ({@link EventJson#isEncoded}): two columns fewer through the driver per row, ~0.3 of
+   * its ~1.2 us (measured on 500-row reads). JSON in any other form is parsed.
+   */
+  static StoredEvent stored(long seq, byte[] json) throws SQLException {
+    if (EventJson.isEncoded(json)) {
+      return new StoredEvent(seq, EventJson.idOf(json), EventJson.createdAtOf(json), json);
+    }
+    try {
+      NostrEvent e = EventParser.parse(json);
+      return new StoredEvent(seq, e.id(), e.createdAt(), json);
+    } catch (InvalidMessageException e) {
+      throw new SQLException("stored event " + seq + " does not parse: " + e.getMessage(), e);
+    }
   }
 
   /** NIP-45: how many distinct stored events match any filter (limits ignored). */
@@ -382,14 +402,14 @@ final class SqliteEventReader {
 
   /** Stored events with {@code from <= seq < to} in seq order, at most {@code max} (a pod's catch-up read). */
   static List<StoredEvent> range(Sql sql, long from, long to, int max) throws SQLException {
-    PreparedStatement ps = sql.prepare("SELECT seq, id, created_at, json FROM events WHERE seq >= ? AND seq < ?"
+    PreparedStatement ps = sql.prepare("SELECT seq, json FROM events WHERE seq >= ? AND seq < ?"
         + " ORDER BY seq LIMIT " + max);
     ps.setLong(1, from);
     ps.setLong(2, to);
     List<StoredEvent> out = new ArrayList<>();
     try (ResultSet rs = ps.executeQuery()) {
       while (rs.next()) {
-        out.add(new StoredEvent(rs.getLong(1), Hex.encode(rs.getBytes(2)), rs.getLong(3), rs.getBytes(4)));
+        out.add(stored(rs.getLong(1), rs.getBytes(2)));
       }
     }
     return out;
@@ -417,7 +437,7 @@ final class SqliteEventReader {
   }
 
   private static String selectSql(FilterSql.Where w, int limit) {
-    return "SELECT e.seq, e.id, e.created_at, e.json FROM " + w.from() + " WHERE " + w.sql()
+    return "SELECT e.seq, e.json FROM " + w.from() + " WHERE " + w.sql()
         + " ORDER BY " + w.time() + " DESC LIMIT " + limit;
   }
 
@@ -427,13 +447,13 @@ final class SqliteEventReader {
    * seq order. 300 authors of 200k events: a third of the time of sorting whole rows; three kinds, 40%.
    */
   private static String mergedSql(FilterSql.Where w, int limit) {
-    return "SELECT r.seq, r.id, r.created_at, r.json FROM events r WHERE r.seq IN (SELECT e.seq FROM " + w.from()
+    return "SELECT r.seq, r.json FROM events r WHERE r.seq IN (SELECT e.seq FROM " + w.from()
         + " WHERE " + w.sql() + " ORDER BY " + w.time() + " DESC LIMIT " + limit + ")";
   }
 
   /** The rows of one created_at of {@code w} by lowest id: the group a limit cut. */
   private static String boundarySql(FilterSql.Where w, int limit) {
-    return "SELECT e.seq, e.id, e.created_at, e.json FROM " + w.from() + " WHERE " + w.sql()
+    return "SELECT e.seq, e.json FROM " + w.from() + " WHERE " + w.sql()
         + " AND " + w.time() + " = ? ORDER BY e.id LIMIT " + limit;
   }
 

@@ -14,6 +14,36 @@ import org.junit.jupiter.api.Test;
 class EventJsonTest {
 
   @Test
+  void theIdAndCreatedAtOfEncodedJsonAreReadWhereTheyStand() {
+    EventSigner signer = EventSigner.random();
+    for (long createdAt : new long[] {0, 7, 1_700_000_000L, 999_999_999_999_999_999L}) {
+      NostrEvent e = signer.sign(createdAt, 1, List.of(List.of("t", "x")), "ä \"quoted\" 😀");
+      byte[] json = e.json();
+      assertTrue(EventJson.isEncoded(json), new String(json, StandardCharsets.UTF_8));
+      assertEquals(e.id(), EventJson.idOf(json));
+      assertEquals(createdAt, EventJson.createdAtOf(json));
+    }
+  }
+
+  @Test
+  void jsonInAnyOtherFormIsNotReadAsEncoded() {
+    NostrEvent e = EventSigner.random().sign(1_700_000_000L, 1, List.of(), "hi");
+    String encoded = new String(e.json(), StandardCharsets.UTF_8);
+    String[] others = {
+        encoded.replace("{\"id\":", "{ \"id\":"), // whitespace
+        encoded.replace(",\"created_at\":", ", \"created_at\":"),
+        "{\"pubkey\":\"" + e.pubkey() + "\",\"id\":\"" + e.id() + "\",\"created_at\":1700000000,\"kind\":1}", // order
+        encoded.replace("\"created_at\":1700000000", "\"created_at\":-1700000000"),
+        encoded.replace("\"created_at\":1700000000", "\"created_at\":1700000000.5"),
+        encoded.replace("\"created_at\":1700000000", "\"created_at\":1234567890123456789"), // 19 digits
+        encoded.replace("\"created_at\":1700000000", "\"created_at\":\"1700000000\""),
+        encoded.substring(0, 163), "", "{}"};
+    for (String other : others) {
+      assertFalse(EventJson.isEncoded(other.getBytes(StandardCharsets.UTF_8)), other);
+    }
+  }
+
+  @Test
   void quotesWithStandardEscapes() {
     assertEquals("\"a\\\"b\\\\c\\nd\\re\\tf\\bg\\fh\\u0001\\u001F\u007f é😀\"",
         JsonStrings.quote("a\"b\\c\nd\re\tf\bg\fh\u0001\u001f\u007f é😀"));

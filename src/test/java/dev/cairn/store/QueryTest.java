@@ -33,6 +33,28 @@ class QueryTest extends StoreTestBase {
   }
 
   @Test
+  void aStoredRowInAnotherJsonFormIsReadByParsingIt() throws Exception {
+    stored(ev(5, ALICE, 100, 1));
+    stored(ev(3, ALICE, 200, 1));
+    stored(ev(9, ALICE, 150, 1));
+    // the id and created_at of a row are read from its JSON where the store writes them; JSON written
+    // otherwise (an older version, a restore) must be parsed instead, never misread
+    String other = "{ \"kind\": 1, \"created_at\": 150, \"id\": \"" + id(9) + "\", \"pubkey\": \"" + ALICE
+        + "\", \"tags\": [], \"content\": \"moved\", \"sig\": \"" + "00".repeat(64) + "\" }";
+    try (java.sql.Connection c = java.sql.DriverManager.getConnection("jdbc:sqlite:" + dir.resolve("tenants/t.db"));
+         java.sql.PreparedStatement ps = c.prepareStatement("UPDATE events SET json = ? WHERE id = unhex(?)")) {
+      ps.setBytes(1, other.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      ps.setString(2, id(9));
+      assertEquals(1, ps.executeUpdate());
+    }
+    List<StoredEvent> all = q(Ev.all());
+    assertEquals(List.of(id(3), id(9), id(5)), all.stream().map(StoredEvent::id).toList());
+    assertEquals(List.of(200L, 150L, 100L), all.stream().map(StoredEvent::createdAt).toList());
+    assertEquals(other, new String(all.get(1).json(), java.nio.charset.StandardCharsets.UTF_8));
+    assertEquals(List.of(id(5), id(3), id(9)), store.range(1, 4, 10).stream().map(StoredEvent::id).toList());
+  }
+
+  @Test
   void limitDefaultMaxAndZero() {
     List<NostrEvent> batch = new ArrayList<>();
     for (int i = 1; i <= 20; i++) {
