@@ -1,5 +1,7 @@
 package dev.cairn.nostr;
 
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -8,12 +10,13 @@ import java.util.List;
  * Field order is fixed: id, pubkey, created_at, kind, tags, content, sig.
  */
 public final class EventJson {
-  /** Where {@link #encode} puts the id's and created_at's values: after {"id":" and after "pubkey":"<64 hex>","created_at":. */
-  private static final int ID_AT = 7;
-  private static final int CREATED_AT_AT = 162;
-  private static final byte[] HEAD = "{\"id\":\"".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
-  private static final byte[] AFTER_ID = "\",\"pubkey\":\"".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
-  private static final byte[] AFTER_PUBKEY = "\",\"created_at\":".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+  /** How {@link #encode} begins every event, around its id's and pubkey's 64 characters each. */
+  private static final byte[] HEAD = "{\"id\":\"".getBytes(StandardCharsets.US_ASCII);
+  private static final byte[] AFTER_ID = "\",\"pubkey\":\"".getBytes(StandardCharsets.US_ASCII);
+  private static final byte[] AFTER_PUBKEY = "\",\"created_at\":".getBytes(StandardCharsets.US_ASCII);
+  private static final int ID_AT = HEAD.length;
+  private static final int PUBKEY_END = ID_AT + 64 + AFTER_ID.length + 64;
+  private static final int CREATED_AT_AT = PUBKEY_END + AFTER_PUBKEY.length;
 
   private EventJson() {}
 
@@ -24,7 +27,7 @@ public final class EventJson {
    */
   public static boolean isEncoded(byte[] json) {
     if (json.length < CREATED_AT_AT + 2 || !at(json, 0, HEAD) || !at(json, ID_AT + 64, AFTER_ID)
-        || !at(json, ID_AT + 64 + AFTER_ID.length + 64, AFTER_PUBKEY)) {
+        || !at(json, PUBKEY_END, AFTER_PUBKEY)) {
       return false;
     }
     int end = CREATED_AT_AT;
@@ -37,7 +40,7 @@ public final class EventJson {
 
   /** The id of JSON for which {@link #isEncoded} holds. */
   public static String idOf(byte[] json) {
-    return new String(json, ID_AT, 64, java.nio.charset.StandardCharsets.ISO_8859_1);
+    return new String(json, ID_AT, 64, StandardCharsets.ISO_8859_1);
   }
 
   /** The created_at of JSON for which {@link #isEncoded} holds. */
@@ -50,7 +53,7 @@ public final class EventJson {
   }
 
   private static boolean at(byte[] json, int from, byte[] expected) {
-    return java.util.Arrays.equals(json, from, from + expected.length, expected, 0, expected.length);
+    return Arrays.equals(json, from, from + expected.length, expected, 0, expected.length);
   }
 
   public static EventBytes encode(
@@ -73,7 +76,7 @@ public final class EventJson {
   /** The JSON of the fields of {@code e} as a String (tests and tools; the relay keeps bytes). */
   public static String toJson(NostrEvent e) {
     return new String(encode(e.id(), e.pubkey(), e.createdAt(), e.kind(), e.tags(), e.content(), e.sig()).json(),
-        java.nio.charset.StandardCharsets.UTF_8);
+        StandardCharsets.UTF_8);
   }
 
   static void appendTags(JsonBytes out, List<List<String>> tags) {
