@@ -119,6 +119,20 @@ class SearchIndexTest {
   }
 
   @Test
+  void wordsNextToEscapedCharactersAreFound() throws Exception {
+    store = SqliteTenantStore.open(dir.resolve("t.db"), 1);
+    // the stored JSON escapes the quotes, the line break, the tab, the backslash and the control character
+    store.persistBatch(List.of(note(1, ALICE, 1, "say \"granite\"\nthen\tschist\\quartz\u0001mica \u00e9t\u00e9 \ud83d\ude00 rock"),
+        note(2, BOB, 1, "\"\"\\")), NOW);
+    indexAll();
+    for (String word : new String[] {"granite", "then", "schist", "quartz", "mica", "ete", "rock", "say"}) {
+      assertEquals(1, count(word), word);
+    }
+    assertEquals(0, count("ngranite"));
+    assertEquals(0, count("tschist"));
+  }
+
+  @Test
   void wordsOfEveryScriptAreFound() throws Exception {
     store = SqliteTenantStore.open(dir.resolve("t.db"), 1);
     store.persistBatch(List.of(note(1, ALICE, 1, "\u0915\u0941\u091b \u0928\u0939\u0940\u0902"), // Hindi
