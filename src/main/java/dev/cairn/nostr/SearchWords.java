@@ -4,13 +4,15 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The words of NIP-50 text, cut where SQLite's FTS5 {@code unicode61} tokenizer cuts the content it
- * indexes: a word is a run of letters and numbers (its token characters), anything else separates
- * words, marks included ({@code unicode61} cuts a Devanagari word at its vowel signs, so a search does
- * too). "Banana-split" is the two words "banana" and "split" in a note and in a search alike. A search
- * word is therefore always one token of the index, which keeps no positions and would refuse a phrase.
- * Case and accents are left to the store (the tokenizer folds both; MySQL lower-cases, its collation
- * ignores accents).
+ * The words of NIP-50 text, the one definition of a word for the index and for a search: a word is a run
+ * of letters and numbers (and private-use characters, as SQLite's FTS5 {@code unicode61} tokenizer
+ * has it), anything else separates words, marks included ({@code unicode61} cuts a Devanagari word at
+ * its vowel signs, so a search does too). "Banana-split" is the two words "banana" and "split" in a note
+ * and in a search alike. The SQLite index is given the content already cut ({@link #joined}), so a
+ * character its tokenizer's tables do not know (emoji newer than its Unicode 6.1: "🪨rock") cannot
+ * glue itself to a word there and not here. A search word is therefore always one token of the index,
+ * which keeps no positions and would refuse a phrase. Case and accents are left to the store (the
+ * tokenizer folds both; MySQL lower-cases, its collation ignores accents).
  */
 public final class SearchWords {
   private SearchWords() {}
@@ -36,7 +38,26 @@ public final class SearchWords {
     return out;
   }
 
+  /**
+   * The words of indexed text in order, each followed by one space (the last too), or "" when it has
+   * none: what the SQLite index is given, one pass and one string.
+   */
+  public static String joined(String text) {
+    StringBuilder out = new StringBuilder(text.length());
+    cut(text, (from, to) -> out.append(text, from, to).append(' '));
+    return out.toString();
+  }
+
   private static void addWords(String text, List<String> out) {
+    cut(text, (from, to) -> out.add(text.substring(from, to)));
+  }
+
+  /** A word of {@code text}: chars {@code from} (inclusive) to {@code to}. */
+  private interface WordSink {
+    void word(int from, int to);
+  }
+
+  private static void cut(String text, WordSink sink) {
     int start = -1;
     for (int i = 0; i < text.length(); ) {
       int cp = text.codePointAt(i);
@@ -45,13 +66,13 @@ public final class SearchWords {
           start = i;
         }
       } else if (start >= 0) {
-        out.add(text.substring(start, i));
+        sink.word(start, i);
         start = -1;
       }
       i += Character.charCount(cp);
     }
     if (start >= 0) {
-      out.add(text.substring(start));
+      sink.word(start, text.length());
     }
   }
 

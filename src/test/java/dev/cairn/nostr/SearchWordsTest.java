@@ -16,6 +16,15 @@ class SearchWordsTest {
   }
 
   @Test
+  void theIndexIsGivenTheWordsJoinedBySpaces() {
+    assertEquals("a ripe Banana split 0 ", SearchWords.joined("a ripe Banana-split, #0!"));
+    // U+1FAA8 (Unicode 13) separates here, whatever the tokenizer's own tables know of it
+    assertEquals("rock cairn ", SearchWords.joined("\ud83e\udea8rock\ncairn\ud83e\udea8"));
+    assertEquals("", SearchWords.joined(" !?- \ud83e\udea8 "));
+    assertEquals("", SearchWords.joined(""));
+  }
+
+  @Test
   void aSearchSkipsKeyValueExtensionsAndCutsTokensAsTextIsCut() {
     assertEquals(List.of("Banana", "split", "ripe"), SearchWords.ofSearch("Banana-split  ripe language:en"));
     assertEquals(List.of("a", "b", "c"), SearchWords.ofSearch("(a+b) \"c*\" ~ include:spam"));

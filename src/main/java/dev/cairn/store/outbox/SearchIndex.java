@@ -151,25 +151,27 @@ public final class SearchIndex {
     /**
      * Indexes {@code json}'s content under {@code seq} (replacing what it had), or only drops the entry when
      * the event is gone ({@code json} null). The content is read here, not with SQLite's json_extract: that
-     * parsed every event's whole JSON twice and was most of the indexer's time.
+     * parsed every event's whole JSON twice and was most of the indexer's time. The index is given the
+     * content's words ({@link SearchWords#joined}), the words a search is cut into, not the content: the
+     * tokenizer then finds those words and no others.
      */
     void index(long seq, byte[] json) throws SQLException {
       remove(seq);
       if (json == null) {
         return;
       }
-      String content;
+      String words;
       try {
-        content = EventParser.content(json);
+        words = SearchWords.joined(EventParser.content(json));
       } catch (InvalidMessageException e) {
         throw new SQLException("stored event " + seq + " does not parse: " + e.getMessage(), e);
       }
-      if (content.isEmpty()) {
+      if (words.isEmpty()) {
         return;
       }
       PreparedStatement ps = sql.prepare("INSERT INTO search_fts(rowid, content) VALUES (?, ?)");
       ps.setLong(1, seq);
-      ps.setString(2, content);
+      ps.setString(2, words);
       ps.executeUpdate();
       top = Math.max(top, seq);
     }
@@ -206,8 +208,8 @@ public final class SearchIndex {
 
   /**
    * The FTS5 MATCH expression for a NIP-50 search string: every word ({@link SearchWords}) quoted, all
-   * must match, so user input never reaches the FTS query syntax. Words are cut where the tokenizer cuts,
-   * so a quoted word is one token: the index keeps no positions and would refuse a phrase of several.
+   * must match, so user input never reaches the FTS query syntax. Words are cut as the indexed content
+   * was, so a quoted word is one token: the index keeps no positions and would refuse a phrase of several.
    * Null when the string has no word (the filter then matches nothing).
    */
   public static String matchExpression(String search) {
