@@ -8,11 +8,11 @@ import java.util.List;
  * of letters and numbers (and private-use characters, as SQLite's FTS5 {@code unicode61} tokenizer
  * has it), anything else separates words, marks included ({@code unicode61} cuts a Devanagari word at
  * its vowel signs, so a search does too). "Banana-split" is the two words "banana" and "split" in a note
- * and in a search alike. The SQLite index is given the content already cut ({@link #joined}), so a
- * character its tokenizer's tables do not know (emoji newer than its Unicode 6.1: "🪨rock") cannot
- * glue itself to a word there and not here. A search word is therefore always one token of the index,
- * which keeps no positions and would refuse a phrase. Case and accents are left to the store (the
- * tokenizer folds both; MySQL lower-cases, its collation ignores accents).
+ * and in a search alike. The SQLite index is given the content with every other separator made a space
+ * ({@link #forIndex}), so a character its tokenizer's Unicode 6.1 tables do not know (an emoji such as
+ * U+1FAA8 glued to "rock") cannot join a word there and not here. A search word is therefore always one
+ * token of the index, which keeps no positions and would refuse a phrase. Case and accents are left to
+ * the store (the tokenizer folds both; MySQL lower-cases, its collation ignores accents).
  */
 public final class SearchWords {
   private SearchWords() {}
@@ -39,25 +39,35 @@ public final class SearchWords {
   }
 
   /**
-   * The words of indexed text in order, each followed by one space (the last too), or "" when it has
-   * none: what the SQLite index is given, one pass and one string.
+   * {@code text} for the SQLite index: every character that separates words and is not ASCII replaced by
+   * a space, so that the tokenizer cuts where {@link #ofText} does (on ASCII the two agree: only letters
+   * and digits make words). The text itself when there is none: no copy.
    */
-  public static String joined(String text) {
-    StringBuilder out = new StringBuilder(text.length());
-    cut(text, (from, to) -> out.append(text, from, to).append(' '));
-    return out.toString();
+  public static String forIndex(String text) {
+    char[] out = null;
+    for (int i = 0; i < text.length(); ) {
+      char c = text.charAt(i);
+      if (c < 0x80) {
+        i++;
+        continue;
+      }
+      int cp = text.codePointAt(i);
+      int n = Character.charCount(cp);
+      if (!isWordChar(cp)) {
+        if (out == null) {
+          out = text.toCharArray();
+        }
+        out[i] = ' ';
+        if (n == 2) {
+          out[i + 1] = ' ';
+        }
+      }
+      i += n;
+    }
+    return out == null ? text : new String(out);
   }
 
   private static void addWords(String text, List<String> out) {
-    cut(text, (from, to) -> out.add(text.substring(from, to)));
-  }
-
-  /** A word of {@code text}: chars {@code from} (inclusive) to {@code to}. */
-  private interface WordSink {
-    void word(int from, int to);
-  }
-
-  private static void cut(String text, WordSink sink) {
     int start = -1;
     for (int i = 0; i < text.length(); ) {
       int cp = text.codePointAt(i);
@@ -66,13 +76,13 @@ public final class SearchWords {
           start = i;
         }
       } else if (start >= 0) {
-        sink.word(start, i);
+        out.add(text.substring(start, i));
         start = -1;
       }
       i += Character.charCount(cp);
     }
     if (start >= 0) {
-      sink.word(start, text.length());
+      out.add(text.substring(start));
     }
   }
 

@@ -152,26 +152,26 @@ public final class SearchIndex {
      * Indexes {@code json}'s content under {@code seq} (replacing what it had), or only drops the entry when
      * the event is gone ({@code json} null). The content is read here, not with SQLite's json_extract: that
      * parsed every event's whole JSON twice and was most of the indexer's time. The index is given the
-     * content's words ({@link SearchWords#joined}), the words a search is cut into, not the content: the
-     * tokenizer then finds those words and no others.
+     * content as {@link SearchWords#forIndex} leaves it, so its tokenizer finds the words a search is cut
+     * into and no others.
      */
     void index(long seq, byte[] json) throws SQLException {
       remove(seq);
       if (json == null) {
         return;
       }
-      String words;
+      String content;
       try {
-        words = SearchWords.joined(EventParser.content(json));
+        content = EventParser.content(json);
       } catch (InvalidMessageException e) {
         throw new SQLException("stored event " + seq + " does not parse: " + e.getMessage(), e);
       }
-      if (words.isEmpty()) {
+      if (content.isEmpty()) {
         return;
       }
       PreparedStatement ps = sql.prepare("INSERT INTO search_fts(rowid, content) VALUES (?, ?)");
       ps.setLong(1, seq);
-      ps.setString(2, words);
+      ps.setString(2, SearchWords.forIndex(content));
       ps.executeUpdate();
       top = Math.max(top, seq);
     }
