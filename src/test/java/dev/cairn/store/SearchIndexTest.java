@@ -64,6 +64,20 @@ class SearchIndexTest {
     }
   }
 
+  /**
+   * Stores and indexes {@code notes} in {@code db}, then, the store closed, replaces its index as an older
+   * version left it ({@link #replaceIndex}), opens it again (its migrations run) and indexes what is due.
+   */
+  private void reopenWithIndex(Path db, List<NostrEvent> notes, String create, String... then) throws Exception {
+    store = SqliteTenantStore.open(db, 1);
+    store.persistBatch(notes, NOW);
+    indexAll();
+    store.close();
+    replaceIndex(db, create, then);
+    store = SqliteTenantStore.open(db, 1);
+    indexAll();
+  }
+
   private void indexAll() {
     while (store.indexSearch(3)) {
       // small steps: the cursor and the build run across several transactions
@@ -182,17 +196,12 @@ class SearchIndexTest {
   @Test
   void anIndexWithPositionsIsBuiltAgainWithout() throws Exception {
     Path db = dir.resolve("t.db");
-    store = SqliteTenantStore.open(db, 1);
-    store.persistBatch(List.of(note(1, ALICE, 1, "granite cairn"), note(2, BOB, 1, "granite ridge")), NOW);
-    indexAll();
-    store.close();
     // the search DB as migration 0001 left it: positions kept, one stale entry, 0002 not applied
-    replaceIndex(db, "CREATE VIRTUAL TABLE search_fts USING fts5(content, content = '', contentless_delete = 1,"
+    reopenWithIndex(db, List.of(note(1, ALICE, 1, "granite cairn"), note(2, BOB, 1, "granite ridge")),
+        "CREATE VIRTUAL TABLE search_fts USING fts5(content, content = '', contentless_delete = 1,"
         + " tokenize = 'unicode61 remove_diacritics 2')",
         "INSERT INTO search_fts(rowid, content) VALUES (99, 'granite stale')",
         "DELETE FROM _migrations WHERE version = 2");
-    store = SqliteTenantStore.open(db, 1);
-    indexAll();
     assertEquals(2, count("granite"));
     assertEquals(2, entries("granite")); // the stale entry went with the old table
     assertEquals(1, count("ridge"));
@@ -205,19 +214,14 @@ class SearchIndexTest {
   }
 
   @Test
-  void anIndexOfTheContentItselfIsBuiltAgainFromItsWords() throws Exception {
-    Path db = dir.resolve("t.db");
-    store = SqliteTenantStore.open(db, 1);
-    store.persistBatch(List.of(note(1, ALICE, 1, "\ud83e\udea8rock cairn"), note(2, BOB, 1, "granite ridge")), NOW);
-    indexAll();
-    store.close();
-    // the search DB as migration 0002 left it, filled from the content itself: the emoji glued to "rock"
-    replaceIndex(db, "CREATE VIRTUAL TABLE search_fts USING fts5(content, content = '', contentless_delete = 1,"
+  void anIndexFilledWithTheContentAsItIsIsBuiltAgain() throws Exception {
+    // the search DB as migration 0002 left it, filled with the content as it is: the emoji glued to "rock"
+    reopenWithIndex(dir.resolve("t.db"), List.of(note(1, ALICE, 1, "\ud83e\udea8rock cairn"),
+        note(2, BOB, 1, "granite ridge")),
+        "CREATE VIRTUAL TABLE search_fts USING fts5(content, content = '', contentless_delete = 1,"
         + " detail = none, tokenize = 'unicode61 remove_diacritics 2')",
         "INSERT INTO search_fts(rowid, content) VALUES (1, '\ud83e\udea8rock cairn'), (2, 'granite ridge')",
         "DELETE FROM _migrations WHERE version = 3");
-    store = SqliteTenantStore.open(db, 1);
-    indexAll();
     assertEquals(1, count("rock"));
     assertEquals(1, count("cairn"));
     assertEquals(1, count("granite"));
