@@ -129,7 +129,8 @@ public record CairnConfig(
         tree.getInteger("channel_capacity"),
         tree.getInteger("sig_workers") > 0 ? tree.getInteger("sig_workers") : cores,
         tree.getInteger("conn_workers") > 0 ? tree.getInteger("conn_workers") : cores,
-        tree.getInteger("event_loops", 0) > 0 ? tree.getInteger("event_loops") : cores,
+        // half the cores: the store's readers and writer and the signature workers run beside them (decision 0018)
+        tree.getInteger("event_loops", 0) > 0 ? tree.getInteger("event_loops") : Math.max(1, cores / 2),
         Durations.parse("tree.send_retry_window", tree.getString("send_retry_window")).toMillis(),
         Limits.from(j.getJsonObject("limits")),
         relay,
