@@ -7,6 +7,7 @@ import dev.cairn.store.outbox.OutboxStore;
 import dev.cairn.store.outbox.Settlement;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
+import io.vertx.mysqlclient.MySQLBatchException;
 import io.vertx.mysqlclient.MySQLException;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.SqlConnection;
@@ -23,9 +24,9 @@ import java.util.function.Function;
  * primary key decides who runs a handler. Results complete on the caller's context.
  */
 public final class MysqlOutboxStore implements OutboxStore {
-  /** InnoDB's deadlock error (ER_LOCK_DEADLOCK): the server rolled the claim back, try it again. */
+  /** InnoDB's deadlock error (ER_LOCK_DEADLOCK): the server rolled the transaction back, try it again. */
   private static final int DEADLOCK = 1213;
-  private static final int CLAIM_TRIES = 3;
+  private static final int TRIES = 3;
 
   private final Pool pool;
   private final String tenant;
@@ -53,12 +54,12 @@ public final class MysqlOutboxStore implements OutboxStore {
 
   @Override
   public Future<OutboxQueue.Claim> claimDue(long now, int limit, long leaseMs, boolean withBody) {
-    return here(claiming(conn -> queue.claim(conn, now, limit, leaseMs, withBody, false), CLAIM_TRIES));
+    return here(readCommitted(conn -> queue.claim(conn, now, limit, leaseMs, withBody, false), TRIES));
   }
 
   @Override
   public Future<OutboxQueue.Claim> claimAndMarkDone(long now, int limit, long leaseMs) {
-    return here(claiming(conn -> queue.claim(conn, now, limit, leaseMs, false, true), CLAIM_TRIES)
+    return here(readCommitted(conn -> queue.claim(conn, now, limit, leaseMs, false, true), TRIES)
         .onSuccess(c -> backlog.addAndGet(-c.settled())));
   }
 
@@ -68,7 +69,10 @@ public final class MysqlOutboxStore implements OutboxStore {
       return Future.succeededFuture(new OutboxQueue.Settled(0, 0));
     }
     List<Settlement> copy = List.copyOf(settlements);
-    return here(pool.withTransaction(conn -> queue.settle(conn, copy))
+    // Like a claim (below): a settle under REPEATABLE READ took a gap lock on the due index as its rows
+    // left it, which deadlocked with a claim's UPDATE (seen in CI, MariaDB 10.11); left to the lease,
+    // the rolled-back settle's rows then waited outbox.claim_lease (600 s) to be claimed again.
+    return here(readCommitted(conn -> queue.settle(conn, copy), TRIES)
         .onSuccess(s -> backlog.addAndGet(-s.left())));
   }
 
@@ -111,19 +115,28 @@ public final class MysqlOutboxStore implements OutboxStore {
   }
 
   /**
-   * A claim in a READ COMMITTED transaction: its locking reads then lock only the rows they return,
-   * with no gap locks, so claimers, settlers and the write path's inserts of new rows do not block each
-   * other over index gaps (under REPEATABLE READ two claimers' gap locks can deadlock on the claim's
-   * UPDATE). A deadlock the server still reports rolled everything back: the claim is run again.
+   * A claim or a settle in a READ COMMITTED transaction: its locking reads and updates then lock only
+   * the rows they touch, with no gap locks, so claimers, settlers and the write path's inserts of new
+   * rows do not block each other over index gaps (under REPEATABLE READ two claimers' gap locks can
+   * deadlock on the claim's UPDATE, and a settle's with a claim's). A deadlock the server still reports
+   * rolled everything back: the transaction is run again (a settle's updates match only rows still
+   * claimed at the time it names, so running it twice changes nothing more).
    */
-  private <T> Future<T> claiming(Function<SqlConnection, Future<T>> work, int tries) {
+  private <T> Future<T> readCommitted(Function<SqlConnection, Future<T>> work, int tries) {
     Future<T> run = pool.withConnection(conn -> conn.query("SET TRANSACTION ISOLATION LEVEL READ COMMITTED").execute()
         .compose(v -> conn.begin())
         .compose(tx -> work.apply(conn).compose(
             result -> tx.commit().map(result),
             e -> tx.rollback().transform(x -> Future.<T>failedFuture(e)))));
-    return run.recover(e -> e instanceof MySQLException m && m.getErrorCode() == DEADLOCK && tries > 1
-        ? claiming(work, tries - 1) : Future.failedFuture(e));
+    return run.recover(e -> deadlock(e) && tries > 1 ? readCommitted(work, tries - 1) : Future.failedFuture(e));
+  }
+
+  /** Whether the server rolled the transaction back as a deadlock victim (a batch reports it per row). */
+  private static boolean deadlock(Throwable e) {
+    if (e instanceof MySQLBatchException b) {
+      return b.getIterationError().values().stream().anyMatch(MysqlOutboxStore::deadlock);
+    }
+    return e instanceof MySQLException m && m.getErrorCode() == DEADLOCK;
   }
 
   private static <T> Future<T> here(Future<T> result) {
