@@ -21,8 +21,8 @@ final class WsOutput {
    * one flush turn ({@code Listener.FLUSH_TURN_BYTES}), so a turn is one write system call where the
    * kernel takes it all. A REQ's answer of 500 events is ~650 KB: 64 KB buffers wrote it in 10 and more
    * calls (5.9-6.4 write calls per query of the benchmark's mix against 4.2, event-loop wake-ups
-   * included; 9% more relay CPU per query),
-   * and at the fan-out overload the deliveries' p99 was twice as long (docs/benchmarks.md, 5 December 19:00).
+   * included; 9% more relay CPU per query), and at the fan-out overload the deliveries' p99 was twice
+   * as long (docs/benchmarks.md, 5 December 19:00).
    */
   private static final int CHUNK = 256 * 1024;
 

@@ -132,7 +132,7 @@ public final class MysqlOutboxStore implements OutboxStore {
   }
 
   /** Whether the server rolled the transaction back as a deadlock victim (a batch reports it per row). */
-  private static boolean deadlock(Throwable e) {
+  static boolean deadlock(Throwable e) {
     if (e instanceof MySQLBatchException b) {
       return b.getIterationError().values().stream().anyMatch(MysqlOutboxStore::deadlock);
     }
