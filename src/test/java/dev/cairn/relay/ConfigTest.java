@@ -82,7 +82,7 @@ class ConfigTest {
 
   @Test
   void startupWarmupIsADurationOfAtMostAMinute() {
-    assertEquals(java.time.Duration.ofSeconds(3), ConfigLoader.load(null, Map.of()).startupWarmup());
+    assertEquals(java.time.Duration.ofSeconds(6), ConfigLoader.load(null, Map.of()).startupWarmup());
     assertTrue(ConfigLoader.load(null, Map.of("CAIRN_STARTUP_WARMUP", "0s")).startupWarmup().isZero());
     ConfigException tooLong = assertThrows(ConfigException.class,
         () -> ConfigLoader.load(null, Map.of("CAIRN_STARTUP_WARMUP", "2m")));
