@@ -67,6 +67,21 @@ public final class SearchWords {
     return out == null ? text : new String(out);
   }
 
+  /**
+   * Whether {@code text} holds a word at all: text without one (a reaction's "+", an emoji alone) can never
+   * match a search, so the index need not hold it.
+   */
+  public static boolean hasWord(String text) {
+    for (int i = 0; i < text.length(); ) {
+      int cp = text.codePointAt(i);
+      if (isWordChar(cp)) {
+        return true;
+      }
+      i += Character.charCount(cp);
+    }
+    return false;
+  }
+
   private static void addWords(String text, List<String> out) {
     int start = -1;
     for (int i = 0; i < text.length(); ) {

@@ -17,6 +17,13 @@ class SearchWordsTest {
   }
 
   @Test
+  void textHasAWordWhenItsWordsAreNotEmpty() {
+    for (String text : List.of("", "+", " !?- \ud83d\ude4f ", "\u0301", "a", "+1", "\u65e5", "\ud83e\udea8rock", "\ue000")) {
+      assertEquals(!SearchWords.ofText(text).isEmpty(), SearchWords.hasWord(text), text);
+    }
+  }
+
+  @Test
   void theIndexIsGivenTheTextWithEveryOtherSeparatorASpace() {
     String ascii = "a ripe Banana-split, #0!";
     assertSame(ascii, SearchWords.forIndex(ascii)); // the tokenizer cuts ASCII as SearchWords does: no copy

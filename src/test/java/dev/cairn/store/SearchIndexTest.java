@@ -101,6 +101,32 @@ class SearchIndexTest {
     assertEquals(5, count("granite"));
   }
 
+  /** Rows of the FTS index itself. */
+  private long indexRows() throws Exception {
+    try (java.sql.Connection c = java.sql.DriverManager.getConnection(
+            "jdbc:sqlite:" + SqliteTenantStore.searchFileOf(store.file()));
+        java.sql.ResultSet rs = c.createStatement().executeQuery("SELECT count(*) FROM search_fts")) {
+      return rs.getLong(1);
+    }
+  }
+
+  @Test
+  void contentWithoutAWordIsNotIndexed() throws Exception {
+    store = SqliteTenantStore.open(dir.resolve("t.db"), 1);
+    store.persistBatch(List.of(note(1, ALICE, 7, "+"), note(2, BOB, 7, "\ud83d\ude4f"), note(3, ALICE, 1, " -- "),
+        note(4, BOB, 1, ""), note(5, ALICE, 1, "+ granite")), NOW);
+    indexAll();
+    assertEquals(1, indexRows()); // only the note with a word: no search could match the others
+    assertEquals(1, count("granite"));
+    assertEquals(0, count("+"));
+    // a later edit of the index's rows still finds nothing to drop for them
+    store.persistBatch(List.of(NostrEvent.of(id(6), ALICE, NOW, 5, List.of(List.of("e", id(1)), List.of("e", id(5))),
+        "", SIG)), NOW);
+    indexAll();
+    assertEquals(0, indexRows());
+    assertEquals(0, count("granite"));
+  }
+
   @Test
   void replacedAndDeletedEventsLeaveTheIndex() throws Exception {
     store = SqliteTenantStore.open(dir.resolve("t.db"), 1);

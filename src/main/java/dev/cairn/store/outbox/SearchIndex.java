@@ -150,7 +150,7 @@ public final class SearchIndex {
 
     /**
      * Indexes {@code json}'s content under {@code seq} (replacing what it had), or only drops the entry when
-     * the event is gone ({@code json} null). The content is read here, not with SQLite's json_extract: that
+     * the event is gone ({@code json} null) or its content has no word. The content is read here, not with SQLite's json_extract: that
      * parsed every event's whole JSON twice and was most of the indexer's time. The index is given the
      * content as {@link SearchWords#forIndex} leaves it, so its tokenizer finds the words a search is cut
      * into and no others.
@@ -166,7 +166,7 @@ public final class SearchIndex {
       } catch (InvalidMessageException e) {
         throw new SQLException("stored event " + seq + " does not parse: " + e.getMessage(), e);
       }
-      if (content.isEmpty()) {
+      if (!SearchWords.hasWord(content)) { // no search can match it (a reaction's "+"): nothing to index
         return;
       }
       PreparedStatement ps = sql.prepare("INSERT INTO search_fts(rowid, content) VALUES (?, ?)");
