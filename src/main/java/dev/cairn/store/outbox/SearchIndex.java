@@ -150,10 +150,10 @@ public final class SearchIndex {
 
     /**
      * Indexes {@code json}'s content under {@code seq} (replacing what it had), or only drops the entry when
-     * the event is gone ({@code json} null) or its content has no word. The content is read here, not with SQLite's json_extract: that
-     * parsed every event's whole JSON twice and was most of the indexer's time. The index is given the
-     * content as {@link SearchWords#forIndex} leaves it, so its tokenizer finds the words a search is cut
-     * into and no others.
+     * the event is gone ({@code json} null) or its content has no word. The content is read here, not with
+     * SQLite's json_extract: that parsed every event's whole JSON twice and was most of the indexer's time.
+     * The index is given the content as {@link SearchWords#forIndex} leaves it, so its tokenizer finds the
+     * words a search is cut into and no others.
      */
     void index(long seq, byte[] json) throws SQLException {
       remove(seq);
