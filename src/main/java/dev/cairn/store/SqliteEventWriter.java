@@ -20,7 +20,9 @@ import java.util.List;
  * ({@link #apply}: events, their tag-index entries, tombstones) and the outbox rows ({@link #enqueueOutbox}).
  * The batch's ids and tombstone targets are each looked up by one statement (its keys as a JSON array
  * through {@code json_each}, an index probe per key inside SQLite): a statement per event cost the writer
- * two round trips through the driver per event, ~5 us of its ~100. Statements are prepared once. Not
+ * two round trips through the driver per event, ~5 us of its ~100. An event's tag-index entries are
+ * written (and a replaced event's deleted) the same way, one statement per event: a row each cost a
+ * contact list's ~80 entries ~80 statement runs ({@link #tagKeys}). Statements are prepared once. Not
  * thread-safe: the store's write lock guards it.
  */
 final class SqliteEventWriter {
@@ -201,8 +203,9 @@ final class SqliteEventWriter {
 
   /**
    * An event's tag-index keys ({@link TagKey#keys}) as a JSON array, or null when it has none: its
-   * entries are written (or deleted) by one statement through {@code json_each}, not a row each (a
-   * contact list has ~80: a statement's binds, step and reset each cross JNI).
+   * entries are written (or deleted) by one statement through {@code json_each}, not a row each (binds,
+   * step and reset through JNI and a VDBE run per row: the writer's CPU per event at 50 x 20 ingest was
+   * ~12% higher that way, docs/benchmarks.md).
    */
   private static String tagKeys(List<List<String>> tags) {
     List<Long> keys = TagKey.keys(tags);
@@ -215,6 +218,4 @@ final class SqliteEventWriter {
     }
     return b.append(']').toString();
   }
-
-
 }
