@@ -30,6 +30,8 @@
 #   MAIN_EVENTS MAIN_AUTHORS INGEST_LEVELS INGEST_DURATION FANOUT_SUBS FANOUT_PUBLISHERS FANOUT_LEVELS
 #   FANOUT_DURATION FANOUT_OVERLOAD_DURATION FANOUT_DRAIN_MAX QUERY_PRELOAD QUERY_CONNS QUERY_DURATION
 #   QUERY_CLIENTS_DURATION IDLE_CONNS IDLE_HOLD SSE_EVENTS SSE_WARMUP OUTBOX_RATE OUTBOX_DURATION JMH_SELECT
+#   RELAY_WARMUP (Cairn's startup.warmup for every start: empty = its default, 6s; the quick run's is 1s,
+#   a smoke test of seven relay starts that would otherwise spend 40 s more warming relays up)
 #
 # Exit status: 0 when every scenario ran and passed its checks on every relay, 1 otherwise.
 set -uo pipefail
@@ -89,6 +91,7 @@ if [ $QUICK = 1 ]; then
   : "${FANOUT_DRAIN_MAX:=120}" "${QUERY_PRELOAD:=20000}" "${QUERY_DURATION:=5}" "${IDLE_CONNS:=1000}"
   : "${QUERY_CLIENTS_DURATION:=3}"
   : "${IDLE_HOLD:=3}" "${SSE_EVENTS:=10000}" "${OUTBOX_RATE:=1000}" "${OUTBOX_DURATION:=3}" "${SSE_WARMUP:=1}"
+  : "${RELAY_WARMUP:=1s}"
   JMH_ARGS=(-f 1 -wi 2 -w 1s -i 3 -r 1s); : "${JMH_SELECT:=VerifyBench}"; JMH_CEILING='VerifyBench.bareLibsecp256k1'
 else
   MODE=full
@@ -98,6 +101,7 @@ else
   : "${QUERY_CLIENTS_DURATION:=30}"
   : "${IDLE_HOLD:=15}" "${SSE_EVENTS:=200000}" "${OUTBOX_RATE:=5000}" "${OUTBOX_DURATION:=10}" "${SSE_WARMUP:=3}"
   : "${FANOUT_OVERLOAD_DURATION:=$FANOUT_DURATION}"
+  : "${RELAY_WARMUP:=}"
   JMH_ARGS=()
   : "${JMH_SELECT:=EventPipelineBench|VerifyBench|SubscriptionMatchBench|GroupCommitBench|FrameEncodingBench|SseFrameBench}"
   JMH_CEILING='VerifyBench.bareLibsecp256k1'
@@ -117,13 +121,13 @@ if [ -n "$RELAY_URL_ARG" ]; then
 else
   R_NAME+=("Cairn$([ "$DIALECT" = mysql ] && echo '-MariaDB')"); R_KIND+=("cairn"); R_URL+=(""); R_PID+=(""); R_LOG+=("")
   R_DIALECT+=("$DIALECT"); R_DB+=("")
-  R_DESC+=("Cairn $JAR on $([ "$DIALECT" = mysql ] && echo "MySQL ($CAIRN_BENCH_MYSQL, a fresh meta database per scenario)" || echo 'embedded SQLite'), default JVM flags, a fresh process and data directory per scenario$([ $JFR = 1 ] && echo ' (ingest recorded with JFR)')")
+  R_DESC+=("Cairn $JAR on $([ "$DIALECT" = mysql ] && echo "MySQL ($CAIRN_BENCH_MYSQL, a fresh meta database per scenario)" || echo 'embedded SQLite'), default JVM flags$([ -n "$RELAY_WARMUP" ] && echo ", startup.warmup $RELAY_WARMUP"), a fresh process and data directory per scenario$([ $JFR = 1 ] && echo ' (ingest recorded with JFR)')")
 fi
 case "$PEER_ARG" in
   "") ;;
   cairn)
     R_NAME+=("${PEER_NAME_ARG:-Cairn-SQLite}"); R_KIND+=("cairn"); R_URL+=(""); R_PID+=(""); R_LOG+=(""); R_DIALECT+=("sqlite"); R_DB+=("")
-    R_DESC+=("Cairn $JAR on embedded SQLite, default JVM flags, a fresh process and data directory per scenario") ;;
+    R_DESC+=("Cairn $JAR on embedded SQLite, default JVM flags$([ -n "$RELAY_WARMUP" ] && echo ", startup.warmup $RELAY_WARMUP"), a fresh process and data directory per scenario") ;;
   strfry)
     [ -x "$STRFRY_RUN" ] || { echo "no strfry run script at $STRFRY_RUN (set STRFRY_RUN)" >&2; exit 2; }
     R_NAME+=("${PEER_NAME_ARG:-strfry}"); R_KIND+=("strfry"); R_URL+=(""); R_PID+=(""); R_LOG+=(""); R_DIALECT+=(""); R_DB+=("")
@@ -196,6 +200,7 @@ relay_up() {
         R_DB[$i]="cairn_bench_${tag//[^a-z0-9]/_}_$$_$i"
         store_env=(CAIRN_STORE_DIALECT=mysql CAIRN_STORE_URL="$CAIRN_BENCH_MYSQL/${R_DB[$i]}")
       fi
+      [ -n "$RELAY_WARMUP" ] && store_env+=(CAIRN_STARTUP_WARMUP="$RELAY_WARMUP")
       env CAIRN_HTTP_HOST=127.0.0.1 CAIRN_HTTP_PORT="$port" CAIRN_STORE_DIR="$dir/data" "${store_env[@]}" "$@" \
         java "${jvm[@]}" -jar "$WORK/cairn.jar" > "$dir/relay.log" 2>&1 &
       R_PID[$i]=$!; R_URL[$i]="ws://127.0.0.1:$port"; R_LOG[$i]="$dir/relay.log"
