@@ -10,6 +10,7 @@ import io.vertx.core.http.WebSocket;
 import io.vertx.core.http.WebSocketClient;
 import io.vertx.core.http.WebSocketClientOptions;
 import io.vertx.core.json.JsonArray;
+import java.lang.management.CompilationMXBean;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import javax.management.JMException;
@@ -54,11 +55,29 @@ final class StartupWarmup {
   static final int SESSIONS_OPEN = 4;
   static final int EVENTS_PER_SECOND = 1_000;
   /**
-   * The second round, once the compilers are idle after the first: a client's pace for a second. Methods
-   * the first round left at C1's profiling tier (C2's thresholds grow with its queue, which the first
-   * round keeps long) cross them here, with the queue empty, instead of in the first clients' seconds.
+   * The settling rounds, once the first round is over and the compilers are idle: its subscribers are
+   * closed (the fan-out is compiled by then), and each round publishes this many events at a client's pace
+   * ({@link #PACED_PER_SECOND}: the writer commits them one or a few at a time), then as many again as
+   * fast as the sockets take them (commits of many). The first round is 50 deliveries per event, and
+   * compiling the fan-out keeps C2's queue long all through it: HotSpot raises its tier-4 thresholds with
+   * that queue and compiles new methods at C1's non-profiling tier meanwhile, so what runs once per event
+   * or once per commit (the signature check, root, the policy, the writer's per-commit code, Netty's
+   * per-socket reads) was still in C1 code when the round ended (measured: C2 took 38 µs per event in a
+   * fresh relay's first 20 s at 50 × 20 and 82-91 at 500 × 2, against ~5 once warm). With the queue short
+   * they cross the thresholds here, a counter check every 1,024 calls (2,048 at tier 2), so the rounds go
+   * on until one leaves the compilers quiet ({@link #QUIET_COMPILE_MILLIS}), starting for twice the first
+   * round's duration at most, and {@link #MAX_SETTLING_ROUNDS} at most (measured on 2 cores: 3-4 rounds,
+   * 3-4 s, and C2 in a fresh relay's first 20 s at about half of what it took without them).
    */
-  static final int SECOND_ROUND_EVENTS = 300;
+  static final int SETTLING_ROUND_EVENTS = 1_000;
+  static final int PACED_PER_SECOND = 2_000;
+  /** The burst half of a settling round: "as fast as the sockets take them", in the round's terms. */
+  static final int BURST_PER_SECOND = 50_000;
+  /** A settling round after which the compilers spent less than this (all compilers, ms) ends the warm-up. */
+  static final long QUIET_COMPILE_MILLIS = 150;
+  static final int MAX_SETTLING_ROUNDS = 16;
+  /** The settling rounds start for this many times the first round's duration at most. */
+  static final int SETTLING_TIME_FACTOR = 2;
   private static final long TICK_MILLIS = 10;
   /** How often the compilers are looked at once the traffic is over. */
   private static final long POLL_MILLIS = 50;
@@ -67,7 +86,7 @@ final class StartupWarmup {
 
   /** What the warm-up did. {@code stopped} is empty when it ran to the end. */
   record Report(int published, String tenant, int accepted, long deliveries, long expected, int sessions,
-      long millis, long compilerMillis, String stopped) {
+      int settlingRounds, long millis, long compilerMillis, String stopped) {
     @Override
     public String toString() {
       String what = tenant != null
@@ -75,7 +94,8 @@ final class StartupWarmup {
           : " ephemeral events published (";
       return published + what + accepted + " accepted), " + deliveries + " of "
           + expected + " deliveries to " + SUBSCRIBERS + " subscribers and " + sessions + " short sessions (REQ,"
-          + " COUNT, CLOSE) in " + millis + " ms, then " + compilerMillis + " ms until the JIT compilers were idle"
+          + " COUNT, CLOSE), the first round and " + settlingRounds + " settling round(s), in " + millis
+          + " ms, then " + compilerMillis + " ms until the JIT compilers were idle"
           + (stopped.isEmpty() ? "" : "; stopped early: " + stopped);
     }
   }
@@ -106,6 +126,14 @@ final class StartupWarmup {
   private long sessionTimer = -1;
   private int sessionsOpen;
   private int sessions;
+  /** Settling rounds started; what the compilers had spent (ms) when the current one started. */
+  private int settlingRounds;
+  private long settlingSince;
+  private long compileMillisAtRound;
+  /** Deliveries the subscribers are owed: fixed once they are closed for the settling rounds (-1 before). */
+  private long deliveriesOwed = -1;
+  /** The current round is a settling round's paced half: its burst half follows. */
+  private boolean burstNext;
   private boolean closing;
 
   private StartupWarmup(Vertx vertx, int port, boolean tls, Duration duration, String tenant) {
@@ -130,14 +158,15 @@ final class StartupWarmup {
         .setMaxConnections(SUBSCRIBERS + PUBLISHERS + SESSIONS_OPEN)
         // the relay's own listener, on loopback: its certificate is the one it serves to everyone
         .setSsl(tls).setTrustAll(true).setVerifyHost(false));
-    // one bound for the traffic: signing, connecting, both rounds and the deliveries' arrival
-    deadline = vertx.setTimer(duration.toMillis() + 1_000 + 2 * SETTLE_MILLIS, id -> finish("time ran out"));
+    // one bound for the traffic: signing, connecting, the first round and its deliveries' arrival, then the
+    // settling rounds' time, the last of which may start just before it ends and wait for the compilers
+    long bound = (1 + SETTLING_TIME_FACTOR) * duration.toMillis() + 2_000 + 4 * SETTLE_MILLIS;
+    deadline = vertx.setTimer(bound, id -> finish("time ran out"));
     int first = (int) Math.max(1, duration.toMillis() * EVENTS_PER_SECOND / 1000);
-    int count = first + SECOND_ROUND_EVENTS;
     // Signing is CPU work: on a worker, not on this node's event loop.
-    vertx.executeBlocking(() -> sign(count, tenant != null), false)
+    vertx.executeBlocking(() -> sign(first, tenant != null), false)
         .compose(signed -> {
-          events = signed;
+          events = new ArrayList<>(signed);
           return connectAll();
         })
         .onSuccess(x -> {
@@ -318,21 +347,71 @@ final class StartupWarmup {
     ticker = vertx.setPeriodic(TICK_MILLIS, id -> publishTick());
   }
 
-  /** After a round's last OK and delivery: the second round once the compilers are idle, or the end. */
+  /**
+   * After a round's last OK and delivery: a settling round's burst half after its paced half; else, once
+   * the compilers are idle, the next settling round, or the end when the last one left them quiet or the
+   * settling rounds' time is up.
+   */
   private void finishWhenComplete() {
-    if (sent != roundEnd || oks != sent || deliveries < (long) accepted * SUBSCRIBERS || closing) {
+    if (sent != roundEnd || oks != sent || deliveries < deliveriesOwed() || closing) {
       return;
     }
-    if (roundEnd == events.size()) {
-      finish("");
-    } else {
-      roundEnd = -1; // between rounds
-      compilerIdle().onComplete(x -> {
-        if (!done.future().isComplete() && !closing) {
-          round(events.size() - sent, SECOND_ROUND_EVENTS);
-        }
-      });
+    if (burstNext) {
+      burstNext = false;
+      round(SETTLING_ROUND_EVENTS, BURST_PER_SECOND);
+      return;
     }
+    roundEnd = -1; // between rounds
+    compilerIdle().onComplete(x -> {
+      if (done.future().isComplete() || closing) {
+        return;
+      }
+      boolean quiet = settlingRounds > 0 && compileMillis() - compileMillisAtRound < QUIET_COMPILE_MILLIS;
+      boolean timeUp = settlingRounds > 0
+          && System.currentTimeMillis() - settlingSince >= SETTLING_TIME_FACTOR * duration.toMillis();
+      if (quiet || timeUp || settlingRounds == MAX_SETTLING_ROUNDS) {
+        finish("");
+      } else {
+        settlingRound();
+      }
+    });
+  }
+
+  /** What the subscribers are owed: every accepted event, until they are closed for the settling rounds. */
+  private long deliveriesOwed() {
+    return deliveriesOwed >= 0 ? deliveriesOwed : (long) accepted * SUBSCRIBERS;
+  }
+
+  /**
+   * Signs a settling round's events (on a worker), then publishes them: the paced half first. The first
+   * one closes the subscribers, whose deliveries are all in.
+   */
+  private void settlingRound() {
+    if (settlingRounds++ == 0) {
+      settlingSince = System.currentTimeMillis();
+      deliveriesOwed = (long) accepted * SUBSCRIBERS;
+      for (WebSocket ws : subscribers) {
+        ws.closeHandler(null);
+        ws.close();
+      }
+      subscribers.clear();
+    }
+    compileMillisAtRound = compileMillis();
+    vertx.executeBlocking(() -> sign(2 * SETTLING_ROUND_EVENTS, tenant != null), false).onComplete(ar -> {
+      if (ar.failed()) {
+        finish("its events could not be signed: " + ar.cause());
+      } else if (!done.future().isComplete() && !closing) {
+        events.addAll(ar.result());
+        burstNext = true;
+        round(SETTLING_ROUND_EVENTS, PACED_PER_SECOND);
+      }
+    });
+  }
+
+  /** What the JIT compilers have spent so far (ms, all of them); 0 where the JVM does not tell. */
+  private static long compileMillis() {
+    CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
+    return jit != null && jit.isCompilationTimeMonitoringSupported() ? jit.getTotalCompilationTime() : 0;
   }
 
   /** Stops publishing, closes every socket (the relay has forgotten them when this completes), reports. */
@@ -361,8 +440,8 @@ final class StartupWarmup {
           System.gc();
           return null;
         }, false))
-        .onComplete(x -> done.complete(new Report(sent, tenant, accepted, deliveries, (long) accepted * SUBSCRIBERS,
-            sessions, trafficMillis, System.currentTimeMillis() - startedAt - trafficMillis, stopped)));
+        .onComplete(x -> done.complete(new Report(sent, tenant, accepted, deliveries, deliveriesOwed(),
+            sessions, settlingRounds, trafficMillis, System.currentTimeMillis() - startedAt - trafficMillis, stopped)));
   }
 
   /**
