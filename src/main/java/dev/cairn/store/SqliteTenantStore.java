@@ -671,7 +671,8 @@ public final class SqliteTenantStore implements AutoCloseable {
     if (w == null) {
       return List.of();
     }
-    return withReader(c -> SqliteEventReader.explain(c, new SqliteEventReader.Part(w, limit)));
+    int ids = f.ids() == null ? -1 : f.ids().size();
+    return withReader(c -> SqliteEventReader.explain(c, new SqliteEventReader.Part(List.of(w), limit, ids)));
   }
 
   /** Work on one connection (outbox, ledger, feed and search index SQL). */

@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
  * stored out of order): newest first, ties by lowest id, and a limit that cuts a group of equal
  * created_at keeps that group's lowest ids (the reader orders by time in SQL and breaks ties itself;
  * several authors' rows come by seq and are sorted whole; several values of a tag are read apart and
- * merged).
+ * merged; ids read whole within the limit and sorted by the reader).
  */
 class QueryOrderOracleTest extends StoreTestBase {
   private static final Comparator<NostrEvent> NIP01 =
@@ -52,7 +52,7 @@ class QueryOrderOracleTest extends StoreTestBase {
     int cutTies = 0;
     for (int round = 0; round < 400; round++) {
       int limit = 1 + rnd.nextInt(rnd.nextBoolean() ? 12 : 200);
-      Filter f = switch (round % 8) {
+      Filter f = switch (round % 9) {
         case 0 -> new Filter(null, null, null, null, null, null, limit, null);
         case 1 -> new Filter(null, null, rnd.nextBoolean() ? Set.of(1) : Set.of(1, 7), null, 1000L + rnd.nextInt(20), null,
             limit, null);
@@ -70,6 +70,8 @@ class QueryOrderOracleTest extends StoreTestBase {
         case 6 -> new Filter(null, rnd.nextBoolean() ? Set.of(AUTHORS[rnd.nextInt(AUTHORS.length)]) : Set.of(AUTHORS[0], AUTHORS[1]),
             rnd.nextBoolean() ? Set.of(1) : null,
             Map.of('t', rnd.nextBoolean() ? Set.of("tag" + rnd.nextInt(3)) : Set.of("tag0", "tag2")), null, null, limit, null);
+        // ids: within the limit read whole and sorted by the reader, past it ordered by SQLite and cut
+        case 8 -> new Filter(someIds(all, rnd), null, rnd.nextBoolean() ? Set.of(7) : null, null, null, null, limit, null);
         // several authors: their runs merged (seqs through SQLite's sorter, then the rows read by seq)
         default -> new Filter(null, rnd.nextBoolean() ? Set.of(AUTHORS) : Set.of(AUTHORS[0], AUTHORS[2]),
             rnd.nextBoolean() ? Set.of(1) : null, null, null, rnd.nextBoolean() ? null : 1000L + rnd.nextInt(40), limit, null);
@@ -92,6 +94,16 @@ class QueryOrderOracleTest extends StoreTestBase {
     sameOrder(union, ids(a, b), "two filters");
     assertEquals(400, checked);
     assertTrue(cutTies > 50, "the rounds exercised limits inside a tie group: " + cutTies);
+  }
+
+  /** 1 to 60 stored ids (some may repeat) and one that names no event. */
+  private static Set<String> someIds(List<NostrEvent> all, Random rnd) {
+    Set<String> ids = new java.util.HashSet<>();
+    for (int n = 1 + rnd.nextInt(60); n > 0; n--) {
+      ids.add(all.get(rnd.nextInt(all.size())).id());
+    }
+    ids.add("e".repeat(64));
+    return ids;
   }
 
   /** Equal lists, or the first position where they part. */
