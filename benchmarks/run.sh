@@ -166,7 +166,6 @@ RESULTS="$WORK/results.jsonl"
 : > "$RESULTS"
 FAILED=()
 OUTBOX_STREAM=""
-[ $KEEP = 1 ] && export STRFRY_KEEP=1
 if [ "${R_KIND[0]}" = cairn ]; then
   [ -f "$JAR" ] || { echo "no relay jar at $JAR (build it, pass --jar PATH, or --relay URL)" >&2; exit 1; }
   cp "$JAR" "$WORK/cairn.jar"
@@ -217,7 +216,9 @@ relay_up() {
     strfry)
       port=$(free_port) || return 1
       local pid
-      pid=$("$STRFRY_RUN" "$port" 2> "$WORK/strfry-$tag.err") || { cat "$WORK/strfry-$tag.err" >&2; return 1; }
+      # STRFRY_KEEP: left to itself the run script deletes strfry's directory, log included, as soon as
+      # strfry exits, so a crash could not be read; relay_down deletes it once strfry is stopped
+      pid=$(STRFRY_KEEP=1 "$STRFRY_RUN" "$port" 2> "$WORK/strfry-$tag.err") || { cat "$WORK/strfry-$tag.err" >&2; return 1; }
       R_PID[$i]=$pid; R_URL[$i]="ws://127.0.0.1:$port"
       R_LOG[$i]="$(readlink -f "/proc/$pid/cwd" 2>/dev/null)/strfry.log"
       echo "  ${R_NAME[$i]} on ${R_URL[$i]}, pid $pid, log ${R_LOG[$i]}" ;;
@@ -239,6 +240,18 @@ relay_down() {
     [ $rc = 0 ] || FAILED+=("${R_NAME[$i]} exited $rc on SIGTERM")
   fi
   drop_mysql "$i"
+  drop_strfry_dir "$i"
+}
+
+# drop_strfry_dir I: deletes the directory (database and log) of the strfry relay I ran, unless --keep;
+# only a directory the run script made (/tmp/strfry.XXXXXX with its strfry.conf)
+drop_strfry_dir() {
+  local i=$1 dir
+  [ "${R_KIND[$i]}" = strfry ] && [ -n "${R_LOG[$i]}" ] || return 0
+  dir=$(dirname "${R_LOG[$i]}")
+  R_LOG[$i]=""
+  [ $KEEP = 0 ] && [[ $dir == /tmp/strfry.* ]] && [ -f "$dir/strfry.conf" ] && rm -rf "$dir"
+  return 0
 }
 
 # drop_mysql I: drops the MySQL databases of relay I's scenario (its meta DB and the tenant DBs beside it)
