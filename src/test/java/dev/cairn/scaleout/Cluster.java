@@ -18,7 +18,7 @@ import java.util.concurrent.TimeUnit;
 /**
  * A cluster for one test: a fresh meta database name on the CI MariaDB (127.0.0.1:3306, or
  * {@code CAIRN_TEST_MYSQL_URL}'s server), a NATS subject prefix of its own on the local NATS, and the pods
- * started on them. Closing stops the pods and drops every database the pods made.
+ * started on them. Closing stops the pods, drops every database the pods made and deletes their directory.
  */
 final class Cluster implements AutoCloseable {
   final Vertx vertx = Vertx.vertx();
@@ -101,6 +101,7 @@ final class Cluster implements AutoCloseable {
       await(admin.query("DROP DATABASE IF EXISTS `" + db + "`").execute());
     }
     await(admin.close());
+    vertx.fileSystem().deleteRecursiveBlocking(dir.toString()); // the pods' stores and logs
     await(vertx.close());
   }
 }
