@@ -10,6 +10,7 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
+import io.vertx.core.file.FileSystemOptions;
 import io.vertx.micrometer.MicrometerMetricsFactory;
 import io.vertx.micrometer.MetricsDomain;
 import io.vertx.micrometer.MicrometerMetricsOptions;
@@ -44,7 +45,9 @@ public final class CairnServer {
         .addDisabledMetricsCategory(MetricsDomain.HTTP_CLIENT)
         .setPrometheusOptions(new VertxPrometheusOptions().setEnabled(true));
     this.vertx = Vertx.builder()
-        .with(new VertxOptions().setMetricsOptions(metricsOptions).setEventLoopPoolSize(config.eventLoops()))
+        .with(new VertxOptions().setMetricsOptions(metricsOptions).setEventLoopPoolSize(config.eventLoops())
+            .setFileSystemOptions(new FileSystemOptions()
+                .setFileCacheDir(dev.cairn.store.ScratchDir.of(config.storeDir()).toString())))
         .withMetrics(new MicrometerMetricsFactory(registry))
         .build();
     vertx.eventBus().registerCodec(new LocalCodec());
@@ -59,6 +62,7 @@ public final class CairnServer {
     } catch (RuntimeException e) {
       return Future.failedFuture(e);
     }
+    dev.cairn.store.ScratchDir.holdNativeLibraries(config.storeDir()); // before SQLite's or secp256k1's first use
     CairnServer server;
     try {
       server = new CairnServer(config);

@@ -154,7 +154,7 @@ public final class DatabaseEngine extends Supervised {
   private Path warmupDir;
 
   /**
-   * SQLite: serves the start-up warm-up's tenant {@code id} from a store in a temporary directory, its
+   * SQLite: serves the start-up warm-up's tenant {@code id} from a store in the {@link ScratchDir}, its
    * outbox rows written done (nothing of it reaches NATS or a handler), until {@link #dropWarmupTenant}.
    * Call before deploying.
    */
@@ -207,9 +207,9 @@ public final class DatabaseEngine extends Supervised {
   }
 
   /** {@link StoreWarmup}, which never fails the start: a store that cannot warm up still serves. */
-  private static void warmUp() {
+  private void warmUp() {
     try {
-      LOG.info("start-up warm-up: " + StoreWarmup.run());
+      LOG.info("start-up warm-up: " + StoreWarmup.run(ScratchDir.newDirectory(storeDir, "warmup")));
     } catch (RuntimeException e) {
       LOG.log(java.util.logging.Level.WARNING, "start-up warm-up of the store skipped", e);
     }
@@ -311,7 +311,7 @@ public final class DatabaseEngine extends Supervised {
         stores.put(t, openSqlite(t));
       }
       if (warmupTenant != null) {
-        warmupDir = java.nio.file.Files.createTempDirectory("cairn-warmup-tenant");
+        warmupDir = ScratchDir.newDirectory(storeDir, "warmup-tenant");
         stores.put(warmupTenant, openSqlite(warmupTenant));
       }
       if (startupWarmup) {

@@ -25,8 +25,12 @@ public final class SqliteWalVfs {
   static final String LIBRARY = "libcairnwal.so";
   private static final String ENTRY_POINT = "sqlite3_cairnwal_init";
 
-  /** The extracted library once loaded (null: not loaded), and why it is not, once tried. */
-  private static Path loaded;
+  /**
+   * The in-memory connection that loaded the library, kept open for its statistics function (null: not
+   * loaded), and why it is not, once tried. The library's copy is deleted once loaded, so no other
+   * connection could load the function again.
+   */
+  private static Connection loaded;
   private static String unavailable;
 
   private SqliteWalVfs() {}
@@ -46,12 +50,10 @@ public final class SqliteWalVfs {
       return false;
     }
     try {
-      Path file = NativeResource.extract(LIBRARY);
-      if (file == null) {
+      loaded = NativeResource.load(LIBRARY, SqliteWalVfs::withExtension);
+      if (loaded == null) {
         unavailable = NativeResource.missing();
       } else {
-        loadInto(file);
-        loaded = file;
         LOG.info("SQLite WAL writes: the cairn-wal VFS (one write call per commit's frames)");
         return true;
       }
@@ -67,18 +69,13 @@ public final class SqliteWalVfs {
     if (loaded == null) {
       return null;
     }
-    try (Connection c = withExtension(loaded); Statement st = c.createStatement();
-        ResultSet rs = st.executeQuery("SELECT cairn_wal_vfs_stats()")) {
+    try (Statement st = loaded.createStatement(); ResultSet rs = st.executeQuery("SELECT cairn_wal_vfs_stats()")) {
       String[] parts = rs.next() ? rs.getString(1).split(" ") : new String[] {"0", "0"};
       return new Stats(Long.parseLong(parts[0]), Long.parseLong(parts[1]));
     }
   }
 
   /** Loading registers the VFS (once per process) and the statistics function on that connection. */
-  private static void loadInto(Path file) throws SQLException {
-    withExtension(file).close();
-  }
-
   private static Connection withExtension(Path file) throws SQLException {
     SQLiteConfig config = new SQLiteConfig();
     config.enableLoadExtension(true);

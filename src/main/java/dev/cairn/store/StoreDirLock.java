@@ -24,7 +24,8 @@ import java.util.Optional;
  * and assigns seqs from it, so two writers on one store would hand out the same seqs: whoever holds
  * this lock is the only writer. The lock is an OS file lock ({@link FileChannel#tryLock}), released
  * by the OS when the process dies (a {@code kill -9} leaves the file, never a stale lock); the file
- * says who holds it: {@code {"pid", "role", "ws": [urls], "since"}}.
+ * says who holds it: {@code {"pid", "role", "ws": [urls], "since"}}. Taking it empties the store's
+ * {@link ScratchDir}.
  *
  * <p>Locks this JVM holds are kept in a table and never probed through a second channel: closing any
  * channel on the file would drop every POSIX lock the process has on it.
@@ -76,6 +77,12 @@ public final class StoreDirLock implements AutoCloseable {
       ch.force(false);
       StoreDirLock held = new StoreDirLock(file, ch, l, info);
       HELD.put(file, held);
+      try {
+        ScratchDir.reset(storeDir); // what a killed holder left there
+      } catch (StoreException e) {
+        held.close();
+        throw e;
+      }
       return held;
     } catch (IOException e) {
       closeQuietly(ch);

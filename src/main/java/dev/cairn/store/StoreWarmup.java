@@ -7,7 +7,6 @@ import dev.cairn.nostr.InvalidMessageException;
 import dev.cairn.nostr.NostrEvent;
 import dev.cairn.nostr.SampleText;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -32,14 +31,11 @@ final class StoreWarmup {
 
   private StoreWarmup() {}
 
-  /** Runs it on the caller's thread (a worker: this is JDBC); returns what it did, for the log. */
-  static String run() {
-    Path dir;
-    try {
-      dir = Files.createTempDirectory("cairn-warmup");
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+  /**
+   * Runs it on the caller's thread (a worker: this is JDBC) in {@code dir}, deleted when it is over;
+   * returns what it did, for the log.
+   */
+  static String run(Path dir) {
     long started = System.currentTimeMillis();
     try {
       return exercise(dir, started);
@@ -130,7 +126,7 @@ final class StoreWarmup {
     try (Stream<Path> files = Files.walk(dir)) {
       files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
     } catch (IOException e) {
-      // a temporary directory: what is left goes with the system's temporary files
+      // in the scratch directory: what is left goes at the next start (ScratchDir)
     }
   }
 }

@@ -1,7 +1,6 @@
 package dev.cairn.store;
 
 import java.io.IOException;
-import java.nio.file.Path;
 import java.util.logging.Logger;
 
 /**
@@ -62,11 +61,11 @@ public final class ThreadPriority {
     if (loaded == null) {
       String unavailable = null;
       try {
-        Path file = NativeResource.extract(LIBRARY);
-        if (file == null) {
+        if (NativeResource.load(LIBRARY, copy -> {
+          System.load(copy.toString());
+          return copy;
+        }) == null) {
           unavailable = NativeResource.missing();
-        } else {
-          System.load(file.toString());
         }
       } catch (IOException | UnsatisfiedLinkError | SecurityException e) {
         unavailable = "loading it failed: " + e.getMessage();

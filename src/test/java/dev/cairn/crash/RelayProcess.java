@@ -47,6 +47,14 @@ public final class RelayProcess implements AutoCloseable {
   /** The same with these JVM options and extra {@code CAIRN_*} environment overrides. */
   public static RelayProcess start(List<String> jvmOptions, Map<String, String> env, Path config, Path dataDir,
       int port, Path log) throws Exception {
+    RelayProcess relay = launch(jvmOptions, env, config, dataDir, port, log);
+    relay.awaitReady(log);
+    return relay;
+  }
+
+  /** The same, returning as soon as the process runs (before it is ready). */
+  public static RelayProcess launch(List<String> jvmOptions, Map<String, String> env, Path config, Path dataDir,
+      int port, Path log) throws Exception {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.addAll(jvmOptions);
@@ -57,9 +65,7 @@ public final class RelayProcess implements AutoCloseable {
     pb.environment().put("CAIRN_HTTP_PORT", String.valueOf(port));
     pb.environment().put("CAIRN_STORE_DIR", dataDir.toString());
     pb.redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
-    RelayProcess relay = new RelayProcess(pb.start(), port);
-    relay.awaitReady(log);
-    return relay;
+    return new RelayProcess(pb.start(), port);
   }
 
   private void awaitReady(Path log) throws Exception {
@@ -89,7 +95,7 @@ public final class RelayProcess implements AutoCloseable {
   }
 
   /** SIGKILL (Process.destroyForcibly is kill -9 on Unix): no shutdown hook, no flush, no close. */
-  void kill9() throws InterruptedException {
+  public void kill9() throws InterruptedException {
     process.destroyForcibly();
     if (!process.waitFor(30, TimeUnit.SECONDS)) {
       throw new AssertionError("relay " + process.pid() + " survived SIGKILL for 30 s");

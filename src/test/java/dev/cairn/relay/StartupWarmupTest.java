@@ -64,7 +64,6 @@ class StartupWarmupTest {
 
   @Test
   void theWarmupRunsToItsEndAndLeavesNothingBehind() throws Exception {
-    Set<String> tempBefore = warmupDirs();
     try (TestRelay relay = TestRelay.start(new JsonObject(), Map.of("CAIRN_STARTUP_WARMUP", "1s"))) {
       String tenant = assertRanToTheEnd();
       // SQLite: its events went to a tenant of its own, which is gone: unknown, no file, no meter
@@ -81,7 +80,7 @@ class StartupWarmupTest {
       // the store's part warms the SQLite write path; tenants in MySQL have none of it
       assertEquals(!TestDialect.mysql(), logged.stream().anyMatch(l -> l.startsWith("start-up warm-up: 2000 events stored")),
           "the store's part ran on SQLite only: " + logged);
-      assertEquals(tempBefore, warmupDirs(), "the throwaway store is deleted");
+      assertEquals(Set.of(), warmupDirs(relay), "the throwaway stores are deleted");
 
       try (RelayClient client = RelayClient.connect(relay.port(), "/")) {
         // nothing of the warm-up is stored: the store is empty
@@ -123,7 +122,6 @@ class StartupWarmupTest {
     java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("cairn-plugins");
     JsonArray plugin = new JsonArray().add("node").add(Plugins.install(dir, "behave.js").toString());
     JsonObject config = new JsonObject().put("policy", new JsonObject().put("plugin", plugin));
-    Set<String> tempBefore = warmupDirs();
     try (TestRelay relay = TestRelay.start(config, Map.of("CAIRN_STARTUP_WARMUP", "1s"))) {
       if (TestDialect.mysql()) { // its events would go to the default tenant, whose plugin would judge them
         assertTrue(logged.stream().anyMatch(l -> l.startsWith("start-up warm-up skipped: a write-policy plugin")),
@@ -131,7 +129,7 @@ class StartupWarmupTest {
         assertTrue(logged.stream().noneMatch(l -> TRAFFIC.matcher(l).find()), "no warm-up traffic: " + logged);
       } else { // its own tenant has no plugin (a config-file tenant's plugin is the default tenant's alone)
         assertTrue(assertRanToTheEnd() != null);
-        assertEquals(tempBefore, warmupDirs(), "its tenant's store is deleted");
+        assertEquals(Set.of(), warmupDirs(relay), "its tenant's store is deleted");
         assertEquals(0.0, Plugins.requests(relay, "default", "accept"), "the plugin was asked about none of its events");
         try (RelayClient client = RelayClient.connect(relay.port(), "/")) {
           JsonArray ok = client.publishAndWait(Events.note(SIGNER, "judged by the plugin", List.of()));
@@ -181,8 +179,11 @@ class StartupWarmupTest {
     return m.group(2);
   }
 
-  private static Set<String> warmupDirs() {
-    File[] files = new File(System.getProperty("java.io.tmpdir")).listFiles((d, n) -> n.startsWith("cairn-warmup"));
+  /** The warm-up's stores in the relay's scratch directory (decision 0019). */
+  private static Set<String> warmupDirs(TestRelay relay) {
+    File scratch = dev.cairn.store.ScratchDir.of(relay.dataDir()).toFile();
+    assertTrue(scratch.isDirectory(), scratch + " is where they would be");
+    File[] files = scratch.listFiles((d, n) -> n.startsWith("warmup"));
     return files == null ? Set.of() : Stream.of(files).map(File::getName).collect(Collectors.toSet());
   }
 }

@@ -1,0 +1,69 @@
+package dev.cairn.store;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * {@code <store.dir>/cairn-tmp}: files the relay needs only while it runs. The start-up warm-up's
+ * stores, the native libraries sqlite-jdbc and libsecp256k1 copy out of their jars, and Vert.x's file
+ * cache lived in the system's temporary directory, where a relay killed with SIGKILL left them for
+ * good (the libraries' own clean-up trusts lock files deleted only at a normal exit): ~2.4 MB of
+ * libraries per kill, and ~50 MB of warm-up store per kill during the warm-up. Here, whoever takes
+ * the store directory's lock ({@link StoreDirLock}) empties it first, so what a killed relay left
+ * goes at the next start.
+ */
+public final class ScratchDir {
+  public static final String NAME = "cairn-tmp";
+  /** The system properties through which the two libraries are told where to copy themselves. */
+  static final String SQLITE_TMPDIR = "org.sqlite.tmpdir";
+  static final String SECP256K1_TMPDIR = "fr.acinq.secp256k1.tmpdir";
+
+  private ScratchDir() {}
+
+  /** The scratch directory of {@code storeDir}. */
+  public static Path of(Path storeDir) {
+    return storeDir.toAbsolutePath().normalize().resolve(NAME);
+  }
+
+  /**
+   * Empties (or creates) the scratch directory of {@code storeDir}; only the store lock's holder may
+   * (nobody else uses it then). Symbolic links inside are removed, never followed.
+   */
+  static void reset(Path storeDir) {
+    Path dir = of(storeDir);
+    StoreWarmup.deleteTree(dir);
+    if (Files.exists(dir)) {
+      throw new StoreException("cannot empty " + dir + ": a file in it could not be deleted");
+    }
+    try {
+      Files.createDirectories(dir);
+    } catch (IOException e) {
+      throw new StoreException("cannot create " + dir, e);
+    }
+  }
+
+  /** A new directory named {@code prefix...} in the scratch directory of {@code storeDir}. */
+  static Path newDirectory(Path storeDir, String prefix) {
+    try {
+      return Files.createTempDirectory(Files.createDirectories(of(storeDir)), prefix);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /**
+   * Points sqlite-jdbc and libsecp256k1 at the scratch directory of {@code storeDir} for the copies of
+   * their native libraries: JVM-wide, read when each library loads (once per JVM, at its first use);
+   * a property the operator set is kept.
+   */
+  public static void holdNativeLibraries(Path storeDir) {
+    String dir = of(storeDir).toString();
+    for (String property : new String[] {SQLITE_TMPDIR, SECP256K1_TMPDIR}) {
+      if (System.getProperty(property) == null) {
+        System.setProperty(property, dir);
+      }
+    }
+  }
+}
