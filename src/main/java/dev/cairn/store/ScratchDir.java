@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.logging.Logger;
 
 /**
  * {@code <store.dir>/cairn-tmp}: files the relay needs only while it runs. The start-up warm-up's
@@ -15,6 +16,7 @@ import java.nio.file.Path;
  * goes at the next start.
  */
 public final class ScratchDir {
+  private static final Logger LOG = Logger.getLogger(ScratchDir.class.getName());
   public static final String NAME = "cairn-tmp";
   /** The system properties through which the two libraries are told where to copy themselves. */
   static final String SQLITE_TMPDIR = "org.sqlite.tmpdir";
@@ -56,13 +58,36 @@ public final class ScratchDir {
   /**
    * Points sqlite-jdbc and libsecp256k1 at the scratch directory of {@code storeDir} for the copies of
    * their native libraries: JVM-wide, read when each library loads (once per JVM, at its first use);
-   * a property the operator set is kept.
+   * a property the operator set is kept. Not where the directory's file system cannot map a library
+   * for execution (mounted {@code noexec}, as data volumes often are): they stay in the system's
+   * temporary directory then, as the log says, since neither library would load at all.
    */
   public static void holdNativeLibraries(Path storeDir) {
-    String dir = of(storeDir).toString();
+    Path dir = of(storeDir);
+    if (!allowsExecution(dir)) {
+      LOG.warning(dir + " does not allow executable files (a noexec mount?): sqlite-jdbc and libsecp256k1 copy"
+          + " their native libraries to the system's temporary directory, where a relay killed with SIGKILL"
+          + " leaves them");
+      return;
+    }
     for (String property : new String[] {SQLITE_TMPDIR, SECP256K1_TMPDIR}) {
       if (System.getProperty(property) == null) {
-        System.setProperty(property, dir);
+        System.setProperty(property, dir.toString());
+      }
+    }
+  }
+
+  /** Whether an executable file in {@code dir} may be executed: access(2) says no on a noexec mount. */
+  static boolean allowsExecution(Path dir) {
+    Path probe = null;
+    try {
+      probe = Files.createTempFile(Files.createDirectories(dir), "exec-probe-", ".so");
+      return probe.toFile().setExecutable(true, true) && Files.isExecutable(probe);
+    } catch (IOException e) {
+      return false;
+    } finally {
+      if (probe != null) {
+        probe.toFile().delete();
       }
     }
   }

@@ -1,7 +1,9 @@
 package dev.cairn.store;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -31,6 +33,30 @@ class ScratchDirTest {
       assertEquals("keep", Files.readString(outside), "a link's target is not the scratch directory's");
       assertEquals("a store", Files.readString(tenants), "the store beside it is untouched");
       assertTrue(ScratchDir.newDirectory(store, "warmup").startsWith(scratch));
+    }
+  }
+
+  @Test
+  void aFileSystemThatMapsNoExecutableIsToldApart() throws Exception {
+    assertTrue(ScratchDir.allowsExecution(dir.resolve("plain")), "an ordinary directory");
+    Path noexec = Files.createDirectories(dir.resolve("noexec"));
+    // a noexec mount needs root and the mount capability: where there are none, nothing to tell apart
+    assumeTrue(run("mount", "-t", "tmpfs", "-o", "noexec,size=1m", "tmpfs", noexec.toString()) == 0,
+        "cannot mount a noexec tmpfs here");
+    try {
+      assertFalse(ScratchDir.allowsExecution(noexec.resolve("cairn-tmp")), "a noexec mount");
+    } finally {
+      assertEquals(0, run("umount", noexec.toString()), "unmounting " + noexec);
+    }
+  }
+
+  private static int run(String... command) throws Exception {
+    try {
+      Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD)
+          .start();
+      return p.waitFor(30, java.util.concurrent.TimeUnit.SECONDS) ? p.exitValue() : -1;
+    } catch (java.io.IOException e) {
+      return -1; // no mount command
     }
   }
 }
