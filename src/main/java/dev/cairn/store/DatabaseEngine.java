@@ -178,7 +178,7 @@ public final class DatabaseEngine extends Supervised {
       dbErrors.remove(warmupTenant);
       Future<Void> closed = gone == null ? Future.succeededFuture() : gone.close();
       closed.transform(ar -> vertx.executeBlocking(() -> {
-        StoreWarmup.deleteTree(warmupDir);
+        ScratchDir.delete(warmupDir);
         return null;
       }, false)).onComplete(ar -> dropped.complete());
     });
@@ -448,7 +448,7 @@ public final class DatabaseEngine extends Supervised {
     Future<Void> feedDone = (feed == null ? Future.<Void>succeededFuture() : feed.shutdown())
         .eventually(() -> signal == null ? Future.succeededFuture() : signal.stop());
     return feedDone.eventually(this::closeStores).eventually(() -> vertx.executeBlocking(() -> {
-      StoreWarmup.deleteTree(warmupDir); // stopped before the warm-up was over: its store goes all the same
+      ScratchDir.delete(warmupDir); // stopped before the warm-up was over: its store goes all the same
       if (meta != null) {
         meta.close();
       }

@@ -4,7 +4,9 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Comparator;
 import java.util.logging.Logger;
+import java.util.stream.Stream;
 
 /**
  * {@code <store.dir>/cairn-tmp}: files the relay needs only while it runs. The start-up warm-up's
@@ -35,7 +37,7 @@ public final class ScratchDir {
    */
   static void reset(Path storeDir) {
     Path dir = of(storeDir);
-    StoreWarmup.deleteTree(dir);
+    delete(dir);
     if (Files.exists(dir)) {
       throw new StoreException("cannot empty " + dir + ": a file in it could not be deleted");
     }
@@ -43,6 +45,21 @@ public final class ScratchDir {
       Files.createDirectories(dir);
     } catch (IOException e) {
       throw new StoreException("cannot create " + dir, e);
+    }
+  }
+
+  /**
+   * Deletes {@code dir} and what is in it, as far as it can (null: nothing); links are removed, never
+   * followed. What is left in the scratch directory goes at the next start.
+   */
+  static void delete(Path dir) {
+    if (dir == null) {
+      return;
+    }
+    try (Stream<Path> files = Files.walk(dir)) {
+      files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    } catch (IOException e) {
+      // what could not be listed stays: reset() says so, the warm-up's stores go at the next start
     }
   }
 

@@ -6,13 +6,9 @@ import dev.cairn.nostr.FilterParser;
 import dev.cairn.nostr.InvalidMessageException;
 import dev.cairn.nostr.NostrEvent;
 import dev.cairn.nostr.SampleText;
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
-import java.util.stream.Stream;
 
 /**
  * The store's part of the start-up warm-up (docs/decisions/0011-startup-warmup.md): the group-commit,
@@ -40,7 +36,7 @@ final class StoreWarmup {
     try {
       return exercise(dir, started);
     } finally {
-      deleteTree(dir);
+      ScratchDir.delete(dir);
     }
   }
 
@@ -115,18 +111,6 @@ final class StoreWarmup {
           FilterParser.parse("{\"search\":\"nostr café\",\"limit\":50}"));
     } catch (InvalidMessageException e) {
       throw new IllegalStateException("a warm-up filter does not parse", e);
-    }
-  }
-
-  /** Deletes {@code dir} and what is in it, as far as it can (null: nothing). */
-  static void deleteTree(Path dir) {
-    if (dir == null) {
-      return;
-    }
-    try (Stream<Path> files = Files.walk(dir)) {
-      files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-    } catch (IOException e) {
-      // in the scratch directory: what is left goes at the next start (ScratchDir)
     }
   }
 }
