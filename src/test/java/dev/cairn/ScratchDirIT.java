@@ -1,7 +1,6 @@
 package dev.cairn;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.cairn.crash.RelayProcess;
@@ -37,20 +36,17 @@ class ScratchDirIT {
     RelayProcess doomed = RelayProcess.launch(jvm, Map.of("CAIRN_STARTUP_WARMUP", "30s"), config, data, freePort(),
         dir.resolve("doomed.log"));
     try {
+      // killed once its warm-up store and both library copies are there (the warm-up runs for 30 s)
       long deadline = System.nanoTime() + 60_000_000_000L;
-      while (warmupStores(scratch).isEmpty() && System.nanoTime() < deadline) {
+      while (!holdsAll(names(scratch)) && System.nanoTime() < deadline) {
         Thread.sleep(50);
       }
-      assertFalse(warmupStores(scratch).isEmpty(), "no warm-up store in " + scratch + " within 60 s; log:\n"
-          + Files.readString(dir.resolve("doomed.log")));
-      Thread.sleep(500); // into the warm-up's writes
     } finally {
       doomed.kill9();
     }
     Set<String> left = names(scratch);
-    assertTrue(left.stream().anyMatch(n -> n.startsWith("warmup")), "the killed relay's warm-up store: " + left);
-    assertTrue(left.stream().anyMatch(n -> n.contains("libsqlitejdbc")), "sqlite-jdbc's library copy: " + left);
-    assertTrue(left.stream().anyMatch(n -> n.contains("libsecp256k1")), "libsecp256k1's copy: " + left);
+    assertTrue(holdsAll(left), "the killed relay's warm-up store and sqlite-jdbc's and libsecp256k1's library copies in "
+        + scratch + ": " + left + "; log:\n" + Files.readString(dir.resolve("doomed.log")));
     assertEquals(Set.of(), names(javaTmp), "what the killed relay left in java.io.tmpdir");
 
     try (RelayProcess next = RelayProcess.start(jvm, Map.of(), config, data, freePort(), dir.resolve("next.log"))) {
@@ -60,6 +56,11 @@ class ScratchDirIT {
     }
     assertEquals(Set.of(), names(javaTmp), "what two relays left in java.io.tmpdir");
     assertTrue(warmupStores(scratch).isEmpty(), "a stopped relay's scratch directory: " + names(scratch));
+  }
+
+  private static boolean holdsAll(Set<String> names) {
+    return names.stream().anyMatch(n -> n.startsWith("warmup")) && names.stream().anyMatch(n -> n.contains("libsqlitejdbc"))
+        && names.stream().anyMatch(n -> n.contains("libsecp256k1"));
   }
 
   private static Set<String> warmupStores(Path scratch) throws Exception {
