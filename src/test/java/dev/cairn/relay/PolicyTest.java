@@ -291,19 +291,24 @@ class PolicyTest {
 
   private record Refused(int code, String reason, JsonArray notice) {}
 
-  /** Handlers are set on the client's event loop as the upgrade completes, so no early frame is missed. */
+  /**
+   * Handlers are set on the client's event loop as the upgrade completes, so no early frame is missed:
+   * the connect starts on that loop, so the upgrade cannot complete before the callbacks are there
+   * (started from the test's thread, it once did, and the refusal's close went unseen).
+   */
   private static Refused connectAndAwaitClose(String path) throws Exception {
     Vertx vertx = Vertx.vertx();
     try {
       LinkedBlockingQueue<JsonArray> frames = new LinkedBlockingQueue<>();
       CompletableFuture<Refused> closed = new CompletableFuture<>();
       WebSocketClient client = vertx.createWebSocketClient();
-      client.connect(new WebSocketConnectOptions().setHost("127.0.0.1").setPort(relay.port()).setURI(path))
+      vertx.getOrCreateContext().runOnContext(start -> client
+          .connect(new WebSocketConnectOptions().setHost("127.0.0.1").setPort(relay.port()).setURI(path))
           .onSuccess(ws -> {
             ws.textMessageHandler(t -> frames.add(new JsonArray(t)));
             ws.closeHandler(v -> closed.complete(new Refused(ws.closeStatusCode(), ws.closeReason(), frames.poll())));
           })
-          .onFailure(closed::completeExceptionally);
+          .onFailure(closed::completeExceptionally));
       return closed.get(10, TimeUnit.SECONDS);
     } finally {
       vertx.close();
