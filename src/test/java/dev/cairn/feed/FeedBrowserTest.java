@@ -48,9 +48,13 @@ class FeedBrowserTest {
 
     Browser(String url) throws Exception {
       profile = Files.createTempDirectory("cairn-chromium");
-      process = new ProcessBuilder(CHROMIUM.toString(), "--headless=new", "--no-sandbox", "--disable-gpu",
-          "--no-first-run", "--remote-debugging-port=0", "--remote-allow-origins=*", "--user-data-dir=" + profile, url)
-          .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+      ProcessBuilder chromium = new ProcessBuilder(CHROMIUM.toString(), "--headless=new", "--no-sandbox",
+          "--disable-gpu", "--no-first-run", "--remote-debugging-port=0", "--remote-allow-origins=*",
+          "--user-data-dir=" + profile, url).redirectOutput(ProcessBuilder.Redirect.DISCARD);
+      // its singleton socket's directory (org.chromium.Chromium.*) goes in TMPDIR, and stayed in /tmp
+      // after every run, as the browser is ended, not quit: in the profile, it goes with it
+      chromium.environment().put("TMPDIR", profile.toString());
+      process = chromium.start();
       BufferedReader err = new BufferedReader(new InputStreamReader(process.getErrorStream(), StandardCharsets.UTF_8));
       String line;
       String endpoint = null;
