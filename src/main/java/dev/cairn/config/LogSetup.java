@@ -28,7 +28,7 @@ public final class LogSetup {
   static final class LineFormatter extends Formatter {
     @Override
     public String format(LogRecord r) {
-      String thrown = r.getThrown() == null ? "" : " | " + r.getThrown();
+      String thrown = r.getThrown() == null ? "" : " | " + describe(r.getThrown());
       return Instant.ofEpochMilli(r.getMillis()) + " " + r.getLevel() + " " + shortName(r.getLoggerName()) + " - "
           + formatMessage(r) + thrown + System.lineSeparator();
     }
@@ -43,10 +43,25 @@ public final class LogSetup {
           .put("logger", r.getLoggerName())
           .put("msg", formatMessage(r));
       if (r.getThrown() != null) {
-        j.put("error", r.getThrown().toString());
+        j.put("error", describe(r.getThrown()));
       }
       return j.encode() + System.lineSeparator();
     }
+  }
+
+  /**
+   * A throwable and its causes, one after the other: the wrapper says what failed (a commit, a
+   * checkpoint), the innermost cause says why (say SQLite's "database or disk is full"), and an
+   * operator needs both on the one line.
+   */
+  static String describe(Throwable t) {
+    StringBuilder b = new StringBuilder(t.toString());
+    java.util.Set<Throwable> seen = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+    seen.add(t);
+    for (Throwable c = t.getCause(); c != null && seen.add(c); c = c.getCause()) {
+      b.append(" | caused by ").append(c);
+    }
+    return b.toString();
   }
 
   private static String shortName(String name) {

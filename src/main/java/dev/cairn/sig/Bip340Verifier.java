@@ -26,4 +26,23 @@ public final class Bip340Verifier {
     }
     return ok ? null : "invalid: signature does not verify";
   }
+
+  /**
+   * Signs a note and checks it, so that a libsecp256k1 that cannot load (its copy could not be written,
+   * a platform without it) stops the start with the reason, instead of a relay that is ready and then
+   * refuses every EVENT as its sig-workers die one after the other. Blocking: crypto, and the library's
+   * first load.
+   */
+  public static void selfTest() {
+    try {
+      NostrEvent e = dev.cairn.nostr.EventSigner.random().sign(0, 1, java.util.List.of(), "self-test");
+      String fault = new Bip340Verifier().check(e);
+      if (fault != null) {
+        throw new IllegalStateException("libsecp256k1 self-test: a note it signed did not verify: " + fault);
+      }
+    } catch (LinkageError e) { // UnsatisfiedLinkError, or NoClassDefFoundError after a failed first load
+      // the message says it all: the start's log line names the innermost cause, here a JNI signature
+      throw new IllegalStateException("libsecp256k1 could not be loaded (" + e + "); see the lines above");
+    }
+  }
 }

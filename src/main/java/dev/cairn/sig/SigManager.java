@@ -54,6 +54,13 @@ public final class SigManager extends Supervised {
 
   @Override
   protected Future<?> startNode() {
+    return vertx.executeBlocking(() -> {
+      Bip340Verifier.selfTest();
+      return null;
+    }, false).compose(ok -> deployWorkers());
+  }
+
+  private Future<?> deployWorkers() {
     toRoot = channels.open("sig-manager->root", Addresses.ROOT);
     List<Future<?>> deployed = new ArrayList<>();
     for (int i = 0; i < workerCount; i++) {

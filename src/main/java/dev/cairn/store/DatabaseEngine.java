@@ -99,6 +99,10 @@ public final class DatabaseEngine extends Supervised {
   private final Map<String, Long> lastWriteMs = new HashMap<>();
   /** Tenants whose last periodic DB write failed, with the error (written on the engine's context). */
   private final Map<String, String> dbErrors = new java.util.concurrent.ConcurrentHashMap<>();
+  /** Tenant -> the log of its failing group commits (engine's context only). */
+  private final Map<String, RepeatedFailureLog> commitFailures = new HashMap<>();
+  /** Repeats of a failing group commit are summed up at most this often. */
+  private static final long COMMIT_FAILURE_LOG_INTERVAL_MS = 10_000;
 
   public DatabaseEngine(Channels channels, Path storeDir, List<String> tenantIds, int readers, int writerThreads,
       int maxBatch,
@@ -206,11 +210,28 @@ public final class DatabaseEngine extends Supervised {
     return this;
   }
 
+  /**
+   * The warm-up tenant's store, which never fails the start either: on a volume too full for a new
+   * store the relay starts without it (the warm-up's events are then refused as an unknown tenant's,
+   * which still warms the rest of the path) and serves what it holds. Before, a relay restarted on a
+   * nearly full disk did not start at all.
+   */
+  private void openWarmupTenant() {
+    try {
+      warmupDir = ScratchDir.newDirectory(storeDir, "warmup-tenant");
+      stores.put(warmupTenant, openSqlite(warmupTenant));
+    } catch (RuntimeException e) {
+      LOG.log(java.util.logging.Level.WARNING, "start-up warm-up: its tenant's store could not be opened, so"
+          + " nothing of the warm-up is stored (" + StoreException.reason(e) + ")", e);
+      ScratchDir.delete(warmupDir);
+    }
+  }
+
   /** {@link StoreWarmup}, which never fails the start: a store that cannot warm up still serves. */
   private void warmUp() {
     try {
       LOG.info("start-up warm-up: " + StoreWarmup.run(ScratchDir.newDirectory(storeDir, "warmup")));
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | LinkageError e) { // libsecp256k1 not loading is the sig-manager's to report
       LOG.log(java.util.logging.Level.WARNING, "start-up warm-up of the store skipped", e);
     }
   }
@@ -311,8 +332,7 @@ public final class DatabaseEngine extends Supervised {
         stores.put(t, openSqlite(t));
       }
       if (warmupTenant != null) {
-        warmupDir = ScratchDir.newDirectory(storeDir, "warmup-tenant");
-        stores.put(warmupTenant, openSqlite(warmupTenant));
+        openWarmupTenant();
       }
       if (startupWarmup) {
         warmUp();
@@ -410,6 +430,7 @@ public final class DatabaseEngine extends Supervised {
     }
     lastWriteMs.remove(tenant);
     dbErrors.remove(tenant);
+    commitFailures.remove(tenant);
     if (gone != null) {
       gone.close();
     }
@@ -612,27 +633,39 @@ public final class DatabaseEngine extends Supervised {
       return;
     }
     PersistOutcome out = taken.outcome();
+    PersistResult refused = out != null ? null : new PersistResult.Rejected(refusal(taken.failure()));
     List<RootInbox.Persisted.Ack> acks = new ArrayList<>(batch.size());
     for (int i = 0; i < batch.size(); i++) {
-      PersistResult r = out != null
-          ? out.results().get(i)
-          : new PersistResult.Rejected("error: could not store the event, please retry");
+      PersistResult r = out != null ? out.results().get(i) : refused;
       acks.add(new RootInbox.Persisted.Ack(batch.get(i).persist().ticket(), r));
       batch.get(i).release().run();
     }
-    if (out == null) {
-      LOG.log(Level.SEVERE, "commit of " + batch.size() + " events failed for tenant " + tenant, taken.failure());
-    }
     toRoot.sendOwed(new RootInbox.Persisted(acks));
+    RepeatedFailureLog failures = commitFailures.computeIfAbsent(tenant,
+        t -> new RepeatedFailureLog(LOG, "group commit for tenant " + t, COMMIT_FAILURE_LOG_INTERVAL_MS));
     if (out == null) {
+      failures.failed(batch.size() + " event(s) refused", taken.failure(), System.currentTimeMillis());
+      dbErrors.put(tenant, StoreException.reason(taken.failure())); // /readyz says so until a write lands
       return;
     }
+    failures.succeeded(System.currentTimeMillis());
+    dbErrors.remove(tenant);
     lastWriteMs.put(tenant, System.currentTimeMillis());
     feed.afterCommit(tenant, out); // seed 003: after the commit and its PersistAck, never before
     if (out.results().stream().anyMatch(r -> r instanceof PersistResult.Stored)) {
       outboxWritten(tenant, store);
       store.afterWrite();
     }
+  }
+
+  /** The OK message of the events of a group commit that failed as a whole: not their fault, so "error:". */
+  private static String refusal(Throwable failure) {
+    for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t instanceof StorageFullException) {
+        return "error: the relay's storage is full, please retry later";
+      }
+    }
+    return "error: could not store the event, please retry";
   }
 
   /** Seed 000: the open SQLite store of {@code tenant}, or null (none, or another dialect). */
@@ -710,7 +743,7 @@ public final class DatabaseEngine extends Supervised {
             if (ar.succeeded()) {
               dbErrors.remove(e.getKey());
             } else {
-              dbErrors.put(e.getKey(), String.valueOf(ar.cause().getMessage()));
+              dbErrors.put(e.getKey(), StoreException.reason(ar.cause()));
             }
           })
           .onFailure(t -> LOG.log(Level.WARNING, "expiry sweep failed for tenant " + e.getKey(), t));

@@ -81,16 +81,33 @@ public final class ScratchDir {
    */
   public static void holdNativeLibraries(Path storeDir) {
     Path dir = of(storeDir);
+    String elsewhere = ": sqlite-jdbc and libsecp256k1 copy their native libraries to the system's temporary"
+        + " directory, where a relay killed with SIGKILL leaves them";
     if (!allowsExecution(dir)) {
-      LOG.warning(dir + " does not allow executable files (a noexec mount?): sqlite-jdbc and libsecp256k1 copy"
-          + " their native libraries to the system's temporary directory, where a relay killed with SIGKILL"
-          + " leaves them");
+      LOG.warning(dir + " does not allow executable files (a noexec mount?)" + elsewhere);
+      return;
+    }
+    long free = usableSpace(dir);
+    if (free < NATIVE_ROOM) {
+      LOG.warning(dir + " has " + (free >> 20) + " MiB free" + elsewhere + " (a truncated copy would not load)");
       return;
     }
     for (String property : new String[] {SQLITE_TMPDIR, SECP256K1_TMPDIR}) {
       if (System.getProperty(property) == null) {
         System.setProperty(property, dir.toString());
       }
+    }
+  }
+
+  /** Bytes free below which the libraries' copies (~2.4 MB) do not go to the scratch directory: a full store volume. */
+  static final long NATIVE_ROOM = 64L << 20;
+
+  /** Bytes this JVM may still write on {@code dir}'s file system (0 when it cannot tell). */
+  static long usableSpace(Path dir) {
+    try {
+      return Files.getFileStore(dir).getUsableSpace();
+    } catch (IOException e) {
+      return 0;
     }
   }
 

@@ -6,7 +6,6 @@ import dev.cairn.nostr.InvalidMessageException;
 import dev.cairn.nostr.JsonStrings;
 import dev.cairn.nostr.NostrEvent;
 import dev.cairn.store.outbox.OutboxWriter;
-import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -22,41 +21,36 @@ import java.util.List;
  * through {@code json_each}, an index probe per key inside SQLite): a statement per event cost the writer
  * two round trips through the driver per event, ~5 us of its ~100. An event's tag-index entries are
  * written (and a replaced event's deleted) the same way, one statement per event: a row each cost a
- * contact list's ~80 entries ~80 statement runs ({@link #tagKeys}). Statements are prepared once. Not
- * thread-safe: the store's write lock guards it.
+ * contact list's ~80 entries ~80 statement runs ({@link #tagKeys}). Statements are compiled once and kept
+ * by the writer's {@link Sql}, which compiles them afresh after a failure. Not thread-safe: the store's
+ * write lock guards it.
  */
 final class SqliteEventWriter {
-  private final PreparedStatement byIds;
-  private final PreparedStatement byAddress;
-  private final PreparedStatement tombstones;
-  private final PreparedStatement insertEvent;
-  private final PreparedStatement insertTag;
-  private final PreparedStatement deleteEvent;
-  private final PreparedStatement deleteTag;
-  private final PreparedStatement upsertTombstone;
-  private final PreparedStatement keepRemoved;
+  private static final String BY_IDS = "SELECT seq, id, pubkey, kind, created_at, d_tag, json FROM events"
+      + " WHERE id IN (SELECT unhex(value) FROM json_each(?))";
+  private static final String BY_ADDRESS =
+      "SELECT seq, id, created_at, json FROM events WHERE pubkey = ? AND kind = ? AND d_tag = ?";
+  private static final String TOMBSTONES = "SELECT target, pubkey, created_at, deletion_id FROM deletions"
+      + " WHERE target IN (SELECT value FROM json_each(?))";
+  private static final String INSERT_EVENT =
+      "INSERT INTO events(seq, id, pubkey, created_at, kind, d_tag, expiration, json) VALUES (?, ?, ?, ?, ?, ?, ?, ?)";
+  private static final String INSERT_TAGS = "INSERT OR IGNORE INTO tag_index(k, created_at, seq)"
+      + " SELECT value, ?, ? FROM json_each(?)";
+  private static final String DELETE_EVENT = "DELETE FROM events WHERE seq = ?";
+  private static final String DELETE_TAGS = "DELETE FROM tag_index WHERE k IN (SELECT value FROM json_each(?))"
+      + " AND created_at = ? AND seq = ?";
+  private static final String KEEP_REMOVED =
+      "INSERT OR REPLACE INTO removed_events(seq, removed_at, json) VALUES (?, ?, ?)";
+  private static final String UPSERT_TOMBSTONE = "INSERT INTO deletions(target, pubkey, created_at, deletion_id)"
+      + " VALUES (?, ?, ?, ?) ON CONFLICT(target, pubkey) DO UPDATE SET created_at = excluded.created_at,"
+      + " deletion_id = excluded.deletion_id WHERE excluded.created_at > deletions.created_at";
+
+  private final Sql sql;
   private final OutboxWriter outbox;
 
-  SqliteEventWriter(Connection c, OutboxWriter outbox) throws SQLException {
+  SqliteEventWriter(Sql writer, OutboxWriter outbox) {
+    this.sql = writer;
     this.outbox = outbox;
-    byIds = c.prepareStatement("SELECT seq, id, pubkey, kind, created_at, d_tag, json FROM events"
-        + " WHERE id IN (SELECT unhex(value) FROM json_each(?))");
-    byAddress = c.prepareStatement(
-        "SELECT seq, id, created_at, json FROM events WHERE pubkey = ? AND kind = ? AND d_tag = ?");
-    tombstones = c.prepareStatement("SELECT target, pubkey, created_at, deletion_id FROM deletions"
-        + " WHERE target IN (SELECT value FROM json_each(?))");
-    insertEvent = c.prepareStatement("INSERT INTO events(seq, id, pubkey, created_at, kind, d_tag, expiration, json)"
-        + " VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
-    insertTag = c.prepareStatement("INSERT OR IGNORE INTO tag_index(k, created_at, seq)"
-        + " SELECT value, ?, ? FROM json_each(?)");
-    deleteEvent = c.prepareStatement("DELETE FROM events WHERE seq = ?");
-    deleteTag = c.prepareStatement("DELETE FROM tag_index WHERE k IN (SELECT value FROM json_each(?))"
-        + " AND created_at = ? AND seq = ?");
-    keepRemoved = c.prepareStatement("INSERT OR REPLACE INTO removed_events(seq, removed_at, json) VALUES (?, ?, ?)");
-    upsertTombstone = c.prepareStatement(
-        "INSERT INTO deletions(target, pubkey, created_at, deletion_id) VALUES (?, ?, ?, ?)"
-            + " ON CONFLICT(target, pubkey) DO UPDATE SET created_at = excluded.created_at,"
-            + " deletion_id = excluded.deletion_id WHERE excluded.created_at > deletions.created_at");
   }
 
   /** What the store holds for {@code keys}. */
@@ -69,6 +63,7 @@ final class SqliteEventWriter {
       }
     }
     if (!ids.isEmpty()) {
+      PreparedStatement byIds = sql.prepare(BY_IDS);
       byIds.setString(1, jsonArray(ids));
       try (ResultSet rs = byIds.executeQuery()) {
         while (rs.next()) {
@@ -84,6 +79,7 @@ final class SqliteEventWriter {
         continue;
       }
       int kind = Integer.parseInt(a[0]);
+      PreparedStatement byAddress = sql.prepare(BY_ADDRESS);
       byAddress.setBytes(1, Hex.decode(a[1]));
       byAddress.setInt(2, kind);
       byAddress.setString(3, a[2]);
@@ -99,6 +95,7 @@ final class SqliteEventWriter {
       for (String key : keys.tombstones()) {
         targets.add(WriteSnapshot.splitTombstoneKey(key)[0]);
       }
+      PreparedStatement tombstones = sql.prepare(TOMBSTONES);
       tombstones.setString(1, jsonArray(targets));
       try (ResultSet rs = tombstones.executeQuery()) {
         while (rs.next()) {
@@ -121,6 +118,7 @@ final class SqliteEventWriter {
       } else if (op instanceof WritePlan.Remove rm) {
         remove(rm.row());
       } else if (op instanceof WritePlan.Tombstone t) {
+        PreparedStatement upsertTombstone = sql.prepare(UPSERT_TOMBSTONE);
         upsertTombstone.setString(1, t.target());
         upsertTombstone.setString(2, t.pubkey());
         upsertTombstone.setLong(3, t.createdAt());
@@ -143,6 +141,7 @@ final class SqliteEventWriter {
 
   private void insert(WritePlan.Insert in) throws SQLException {
     NostrEvent e = in.event();
+    PreparedStatement insertEvent = sql.prepare(INSERT_EVENT);
     insertEvent.setLong(1, in.seq());
     insertEvent.setBytes(2, Hex.decode(e.id()));
     insertEvent.setBytes(3, Hex.decode(e.pubkey()));
@@ -158,6 +157,7 @@ final class SqliteEventWriter {
     insertEvent.executeUpdate();
     String keys = tagKeys(e.tags());
     if (keys != null) {
+      PreparedStatement insertTag = sql.prepare(INSERT_TAGS);
       insertTag.setLong(1, e.createdAt());
       insertTag.setLong(2, in.seq());
       insertTag.setString(3, keys);
@@ -170,6 +170,7 @@ final class SqliteEventWriter {
    * the change feed, which name events instead of copying them.
    */
   private void remove(StoredRow row) throws SQLException {
+    PreparedStatement deleteEvent = sql.prepare(DELETE_EVENT);
     deleteEvent.setLong(1, row.seq());
     deleteEvent.executeUpdate();
     List<List<String>> tags;
@@ -180,12 +181,14 @@ final class SqliteEventWriter {
     }
     String keys = tagKeys(tags);
     if (keys != null) {
+      PreparedStatement deleteTag = sql.prepare(DELETE_TAGS);
       deleteTag.setString(1, keys);
       deleteTag.setLong(2, row.createdAt());
       deleteTag.setLong(3, row.seq());
       deleteTag.executeUpdate();
     }
     // An undelivered EventStored and the change feed's stored row still show the event.
+    PreparedStatement keepRemoved = sql.prepare(KEEP_REMOVED);
     keepRemoved.setLong(1, row.seq());
     keepRemoved.setLong(2, System.currentTimeMillis());
     keepRemoved.setBytes(3, row.json());

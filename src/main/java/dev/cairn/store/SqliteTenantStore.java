@@ -99,12 +99,12 @@ public final class SqliteTenantStore implements AutoCloseable {
   private final java.util.concurrent.atomic.AtomicLong outboxBacklog = new java.util.concurrent.atomic.AtomicLong();
   private volatile boolean closed;
 
-  // Writer statements, prepared once (used only under writeLock).
-  private final PreparedStatement begin;
-  private final PreparedStatement commit;
-  private final PreparedStatement rollback;
-  private final PreparedStatement findExpired;
-  private final PreparedStatement writerCheckpoint;
+  // Writer statements (kept by writerSql, used only under writeLock).
+  private static final String BEGIN = "BEGIN IMMEDIATE";
+  private static final String COMMIT = "COMMIT";
+  private static final String FIND_EXPIRED = "SELECT seq, id, kind, pubkey, created_at, d_tag, json FROM events"
+      + " WHERE expiration IS NOT NULL AND expiration <= ? ORDER BY expiration LIMIT ?";
+  private static final String WRITER_CHECKPOINT = "PRAGMA wal_checkpoint(PASSIVE)";
   private final SqliteEventWriter events;
   /** The writer connection's page cache size; under the write lock. */
   private final WriterCache writerCache = new WriterCache();
@@ -130,14 +130,8 @@ public final class SqliteTenantStore implements AutoCloseable {
     }
     this.checkpointer = checkpointer;
     this.search = new Sql(search);
-    begin = writer.prepareStatement("BEGIN IMMEDIATE");
-    commit = writer.prepareStatement("COMMIT");
-    rollback = writer.prepareStatement("ROLLBACK");
-    findExpired = writer.prepareStatement("SELECT seq, id, kind, pubkey, created_at, d_tag, json FROM events"
-        + " WHERE expiration IS NOT NULL AND expiration <= ? ORDER BY expiration LIMIT ?");
-    writerCheckpoint = writer.prepareStatement("PRAGMA wal_checkpoint(PASSIVE)");
-    this.outbox = new OutboxWriter(writer, tenant);
-    this.events = new SqliteEventWriter(writer, outbox);
+    this.outbox = new OutboxWriter(writerSql, tenant);
+    this.events = new SqliteEventWriter(writerSql, outbox);
     this.highWater = readHighWater(writer);
     try (Statement st = writer.createStatement();
         ResultSet rs = st.executeQuery("SELECT COUNT(*) FROM event_queue WHERE status IN ('pending', 'processing')")) {
@@ -320,7 +314,7 @@ public final class SqliteTenantStore implements AutoCloseable {
           if (batch.size() == 1 && ownFault(e)) {
             return PersistOutcome.of(List.of(new PersistResult.Rejected(ERROR_NOT_STORED)));
           }
-          throw new StoreException("persist batch failed on " + file, e);
+          throw failure("persist batch failed on " + file, e);
         }
         List<PersistResult> results = new ArrayList<>(batch.size());
         List<FeedChange> feed = new ArrayList<>();
@@ -338,7 +332,7 @@ public final class SqliteTenantStore implements AutoCloseable {
             }
           } catch (SQLException one) {
             if (!ownFault(one)) {
-              throw new StoreException("persist failed on " + file, one);
+              throw failure("persist failed on " + file, one);
             }
             results.add(new PersistResult.Rejected(ERROR_NOT_STORED));
           }
@@ -363,8 +357,8 @@ public final class SqliteTenantStore implements AutoCloseable {
   }
 
   private PersistOutcome persistNow(List<NostrEvent> batch, long now) throws SQLException {
-    begin.execute();
     try {
+      writerSql.execute(BEGIN);
       WriteSnapshot state = events.fetch(WriteRules.keysOf(batch));
       WritePlan plan = WriteRules.plan(batch, state, now, highWater);
       events.apply(plan);
@@ -388,18 +382,23 @@ public final class SqliteTenantStore implements AutoCloseable {
           feedError = e;
         }
       }
-      commit.execute();
+      writerSql.execute(COMMIT);
       highWater = plan.highWater();
       outboxCommitted();
       return new PersistOutcome(plan.results(), feedError == null ? List.of() : feed, bounds, feedError);
     } catch (SQLException | RuntimeException e) {
-      rollbackQuietly();
       outboxRolledBack();
+      forgetFailedWork(writerSql);
       throw e;
     }
   }
 
   /** CONSTRAINT, TOOBIG, MISMATCH, RANGE: about one event's data; anything else is the store's. */
+  /** SQLITE_FULL: the disk or the file system's quota is full (the page cache could not spill, or a commit). */
+  private static StoreException failure(String what, SQLException e) {
+    return (e.getErrorCode() & 0xff) == 13 ? new StorageFullException(what + ": storage full", e) : new StoreException(what, e);
+  }
+
   private static boolean ownFault(SQLException e) {
     int code = e.getErrorCode() & 0xff;
     return code == 19 || code == 18 || code == 20 || code == 25;
@@ -416,9 +415,10 @@ public final class SqliteTenantStore implements AutoCloseable {
     writeLock.lock();
     try {
       ensureOpen();
-      begin.execute();
       try {
+        writerSql.execute(BEGIN);
         List<StoredRow> rows = new ArrayList<>();
+        PreparedStatement findExpired = writerSql.prepare(FIND_EXPIRED);
         findExpired.setLong(1, nowEpochSeconds);
         findExpired.setInt(2, maxRows);
         try (ResultSet rs = findExpired.executeQuery()) {
@@ -435,13 +435,13 @@ public final class SqliteTenantStore implements AutoCloseable {
         }
         events.apply(new WritePlan(List.of(), ops, highWater));
         outbox.enqueue(outbox.eventsOf(out, System.currentTimeMillis()));
-        commit.execute();
+        writerSql.execute(COMMIT);
         outboxCommitted();
         finishCheckpoint();
         return out;
       } catch (SQLException | RuntimeException e) {
-        rollbackQuietly();
         outboxRolledBack();
+        forgetFailedWork(writerSql);
         throw e;
       }
     } catch (SQLException e) {
@@ -465,20 +465,13 @@ public final class SqliteTenantStore implements AutoCloseable {
     if (!walRestartDue) {
       return;
     }
-    try (ResultSet rs = writerCheckpoint.executeQuery()) {
+    try (ResultSet rs = writerSql.prepare(WRITER_CHECKPOINT).executeQuery()) {
       // busy: the checkpointer is copying right now, so again after the next transaction; else done
       // (with frames left only when a reader holds them: then the checkpointer's next run asks again)
       walRestartDue = rs.next() && rs.getInt(1) != 0;
     } catch (SQLException e) {
       walRestartDue = false; // the checkpointer's next run asks again
-    }
-  }
-
-  private void rollbackQuietly() {
-    try {
-      rollback.execute();
-    } catch (SQLException ignored) {
-      // no transaction open
+      writerSql.clear();
     }
   }
 
@@ -659,6 +652,7 @@ public final class SqliteTenantStore implements AutoCloseable {
       ensureOpen();
       return dev.cairn.store.outbox.SearchIndex.step(search, maxRows);
     } catch (SQLException e) {
+      forgetFailedWork(search);
       throw new StoreException("search indexing failed on " + file, e);
     } finally {
       searchLock.unlock();
@@ -711,9 +705,12 @@ public final class SqliteTenantStore implements AutoCloseable {
   }
 
   /**
-   * After a failed read: a kept statement whose step failed is left unusable by the driver ("statement
-   * is not executing" on every later use), so the reader's statements are compiled afresh, and a
-   * transaction the work opened is ended.
+   * After failed work on a connection (a read, a write, the search indexer's step): a kept statement
+   * whose step failed for any reason but a constraint, busy or misuse (a full disk, an I/O error, an
+   * interrupt) is finalized by the driver, and every later use of it fails with "statement is not
+   * executing". So the connection's statements are compiled afresh, and a transaction the work left
+   * open is ended: without this, one full disk left the writer refusing every event until a restart,
+   * space or no space.
    */
   private static void forgetFailedWork(Sql c) {
     c.clear();
@@ -737,14 +734,14 @@ public final class SqliteTenantStore implements AutoCloseable {
     writeLock.lock();
     try {
       ensureOpen();
-      begin.execute();
       try {
+        writerSql.execute(BEGIN);
         T out = work.run(writerSql);
-        commit.execute();
+        writerSql.execute(COMMIT);
         finishCheckpoint();
         return out;
       } catch (SQLException | RuntimeException e) {
-        rollbackQuietly();
+        forgetFailedWork(writerSql);
         throw e;
       }
     } catch (SQLException e) {
@@ -776,6 +773,7 @@ public final class SqliteTenantStore implements AutoCloseable {
       ensureOpen();
       return work.run(writerSql);
     } catch (SQLException e) {
+      forgetFailedWork(writerSql);
       throw new StoreException("feed write failed on " + file, e);
     } finally {
       writeLock.unlock();

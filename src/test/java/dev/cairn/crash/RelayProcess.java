@@ -90,6 +90,11 @@ public final class RelayProcess implements AutoCloseable {
     throw new AssertionError("relay not ready on " + port + " within " + READY_WITHIN + ":\n" + Files.readString(log));
   }
 
+  /** Waits for the process to end by itself; its exit code, or null when it still ran after {@code within}. */
+  public Integer awaitExit(Duration within) throws InterruptedException {
+    return process.waitFor(within.toMillis(), TimeUnit.MILLISECONDS) ? process.exitValue() : null;
+  }
+
   long pid() {
     return process.pid();
   }

@@ -41,22 +41,11 @@ class ScratchDirTest {
     assertTrue(ScratchDir.allowsExecution(dir.resolve("plain")), "an ordinary directory");
     Path noexec = Files.createDirectories(dir.resolve("noexec"));
     // a noexec mount needs root and the mount capability: where there are none, nothing to tell apart
-    assumeTrue(run("mount", "-t", "tmpfs", "-o", "noexec,size=1m", "tmpfs", noexec.toString()) == 0,
-        "cannot mount a noexec tmpfs here");
+    assumeTrue(Tmpfs.mount(noexec, "noexec,size=1m"), "cannot mount a noexec tmpfs here");
     try {
       assertFalse(ScratchDir.allowsExecution(noexec.resolve("cairn-tmp")), "a noexec mount");
     } finally {
-      assertEquals(0, run("umount", noexec.toString()), "unmounting " + noexec);
-    }
-  }
-
-  private static int run(String... command) throws Exception {
-    try {
-      Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD)
-          .start();
-      return p.waitFor(30, java.util.concurrent.TimeUnit.SECONDS) ? p.exitValue() : -1;
-    } catch (java.io.IOException e) {
-      return -1; // no mount command
+      assertTrue(Tmpfs.unmount(noexec), "unmounting " + noexec);
     }
   }
 }

@@ -2,8 +2,8 @@ package dev.cairn.store.outbox;
 
 import dev.cairn.store.PersistResult;
 import dev.cairn.store.Removal;
+import dev.cairn.store.Sql;
 import java.nio.charset.StandardCharsets;
-import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -30,9 +30,14 @@ public final class OutboxWriter {
    */
   public enum Mode { PENDING, DONE, CLAIMED }
 
+  private static final String INSERT = "INSERT INTO event_queue"
+      + "(event_id, type, body, status, attempts, available_at, created_at, stored_seq, claimed_at)"
+      + " VALUES (?, ?, ?, ?, 0, ?, ?, ?, ?)";
+  private static final String LAST_ID = "SELECT last_insert_rowid()";
+
   private final String tenant;
-  private final PreparedStatement insert;
-  private final PreparedStatement lastId;
+  /** The writer connection's kept statements: the insert's batch lives on its statement until {@link #flush}. */
+  private final Sql writer;
   private Mode mode = Mode.PENDING;
   private int batched;
   /** Rows written by the open transaction still to be delivered (see {@link #takeWritten}). */
@@ -43,12 +48,9 @@ public final class OutboxWriter {
   private final List<OutboxRow> unflushed = new ArrayList<>();
   private final List<OutboxRow> claimed = new ArrayList<>();
 
-  public OutboxWriter(Connection writer, String tenant) throws SQLException {
+  public OutboxWriter(Sql writer, String tenant) {
     this.tenant = tenant;
-    this.insert = writer.prepareStatement("INSERT INTO event_queue"
-        + "(event_id, type, body, status, attempts, available_at, created_at, stored_seq, claimed_at)"
-        + " VALUES (?, ?, ?, ?, 0, ?, ?, ?, ?)");
-    this.lastId = writer.prepareStatement("SELECT last_insert_rowid()");
+    this.writer = writer;
   }
 
   /** How rows are written from now on (see {@link Mode}); call before the first write. */
@@ -127,7 +129,7 @@ public final class OutboxWriter {
   /** The open transaction rolled back: forgets what it batched, wrote and claimed. */
   public void rolledBack() {
     try {
-      insert.clearBatch();
+      writer.prepare(INSERT).clearBatch();
     } catch (SQLException ignored) {
       // nothing batched to clear
     }
@@ -141,13 +143,13 @@ public final class OutboxWriter {
   /** Writes what {@link #add} batched. */
   public void flush() throws SQLException {
     if (batched > 0) {
-      insert.executeBatch();
+      writer.prepare(INSERT).executeBatch();
       batched = 0;
     }
     if (!unflushed.isEmpty()) {
       // one writer, one transaction, AUTOINCREMENT: the batch's rows got consecutive ids ending at the last
       long last;
-      try (ResultSet rs = lastId.executeQuery()) {
+      try (ResultSet rs = writer.prepare(LAST_ID).executeQuery()) {
         rs.next();
         last = rs.getLong(1);
       }
@@ -167,6 +169,7 @@ public final class OutboxWriter {
   /** {@code claimBody} and {@code aboutSeq}: the row's full body and its event's seq, kept for a CLAIMED row. */
   private void row(String eventId, String type, String body, long nowMs, Long storedSeq, byte[] claimBody,
       long aboutSeq) throws SQLException {
+    PreparedStatement insert = writer.prepare(INSERT);
     insert.setString(1, eventId);
     insert.setString(2, type);
     insert.setString(3, body);
@@ -194,15 +197,6 @@ public final class OutboxWriter {
       settled++;
     } else {
       written++;
-    }
-  }
-
-  public void close() {
-    try {
-      insert.close();
-      lastId.close();
-    } catch (SQLException ignored) {
-      // closing anyway
     }
   }
 }
