@@ -660,12 +660,9 @@ public final class DatabaseEngine extends Supervised {
 
   /** The OK message of the events of a group commit that failed as a whole: not their fault, so "error:". */
   private static String refusal(Throwable failure) {
-    for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
-      if (t instanceof StorageFullException) {
-        return "error: the relay's storage is full, please retry later";
-      }
-    }
-    return "error: could not store the event, please retry";
+    return failure instanceof StorageFullException
+        ? "error: the relay's storage is full, please retry later"
+        : "error: could not store the event, please retry";
   }
 
   /** Seed 000: the open SQLite store of {@code tenant}, or null (none, or another dialect). */

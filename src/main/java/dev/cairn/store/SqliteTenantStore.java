@@ -393,12 +393,15 @@ public final class SqliteTenantStore implements AutoCloseable {
     }
   }
 
-  /** CONSTRAINT, TOOBIG, MISMATCH, RANGE: about one event's data; anything else is the store's. */
-  /** SQLITE_FULL: the disk or the file system's quota is full (the page cache could not spill, or a commit). */
+  /**
+   * The store's failure to write, as the engine tells clients: SQLITE_FULL (13) is a full disk or quota,
+   * met by a commit or by the page cache spilling mid-transaction.
+   */
   private static StoreException failure(String what, SQLException e) {
     return (e.getErrorCode() & 0xff) == 13 ? new StorageFullException(what + ": storage full", e) : new StoreException(what, e);
   }
 
+  /** CONSTRAINT, TOOBIG, MISMATCH, RANGE: about one event's data; anything else is the store's. */
   private static boolean ownFault(SQLException e) {
     int code = e.getErrorCode() & 0xff;
     return code == 19 || code == 18 || code == 20 || code == 25;

@@ -2,6 +2,7 @@ package dev.cairn.store.mysql;
 
 import dev.cairn.nostr.NostrEvent;
 import dev.cairn.store.PersistOutcome;
+import dev.cairn.store.StorageFullException;
 import dev.cairn.store.StoreException;
 import dev.cairn.store.WritePlan;
 import dev.cairn.store.WriteRules;
@@ -66,8 +67,16 @@ public final class MysqlEventWriter {
               .execute(Tuple.of(tenantId))
               .compose(v -> pool.withTransaction(conn -> write(conn, batch, nowEpochSeconds)));
         })
-        .recover(e -> Future.failedFuture(new StoreException("persisting a batch of " + batch.size()
-            + " events for tenant " + tenantId + " failed (nothing of it was written): " + e.getMessage(), e)));
+        .recover(e -> {
+          String what = "persisting a batch of " + batch.size() + " events for tenant " + tenantId
+              + " failed (nothing of it was written): " + e.getMessage();
+          return Future.failedFuture(storageFull(e) ? new StorageFullException(what, e) : new StoreException(what, e));
+        });
+  }
+
+  /** ER_DISK_FULL (1021), ER_RECORD_FILE_FULL (1114, "The table is full"): the server's disk or quota. */
+  private static boolean storageFull(Throwable e) {
+    return e instanceof io.vertx.mysqlclient.MySQLException m && (m.getErrorCode() == 1021 || m.getErrorCode() == 1114);
   }
 
   private Future<PersistOutcome> write(SqlConnection conn, List<NostrEvent> batch, long now) {
