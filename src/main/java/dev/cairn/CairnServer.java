@@ -72,6 +72,7 @@ public final class CairnServer {
     }
     server.storeLock = lock;
     LOG.info("effective config: " + ConfigLoader.masked(config.raw()).encode());
+    OpenFilesLimit.report();
     return server.vertx.deployVerticle(server.root)
         .map(id -> server)
         .recover(t -> {
