@@ -35,7 +35,9 @@ public final class Main {
     try {
       server = CairnServer.start(config).toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
     } catch (Exception e) {
-      log.log(Level.SEVERE, "cairn failed to start: " + rootCause(e).getMessage(), rootCause(e));
+      // the innermost cause says why; the chain on the line says where (which store file, which node)
+      Throwable chain = e instanceof java.util.concurrent.ExecutionException && e.getCause() != null ? e.getCause() : e;
+      log.log(Level.SEVERE, "cairn failed to start: " + rootCause(e).getMessage(), chain);
       System.exit(1);
       return;
     }

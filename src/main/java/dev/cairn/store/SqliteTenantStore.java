@@ -233,10 +233,7 @@ public final class SqliteTenantStore implements AutoCloseable {
         SqliteFiles.closeQuietly(c);
       }
       closeQuietly(flush);
-      if (e instanceof StoreException se) {
-        throw se;
-      }
-      throw new StoreException("cannot open " + abs, e);
+      throw new StoreException("cannot open " + abs, e); // a migration's failure does not name the file
     }
   }
 
