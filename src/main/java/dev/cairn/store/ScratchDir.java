@@ -76,8 +76,9 @@ public final class ScratchDir {
    * Points sqlite-jdbc and libsecp256k1 at the scratch directory of {@code storeDir} for the copies of
    * their native libraries: JVM-wide, read when each library loads (once per JVM, at its first use);
    * a property the operator set is kept. Not where the directory's file system cannot map a library
-   * for execution (mounted {@code noexec}, as data volumes often are): they stay in the system's
-   * temporary directory then, as the log says, since neither library would load at all.
+   * for execution (mounted {@code noexec}, as data volumes often are), nor where it has less than
+   * {@link #NATIVE_ROOM} free (a copy cut short by a full volume does not load): they stay in the
+   * system's temporary directory then, as the log says.
    */
   public static void holdNativeLibraries(Path storeDir) {
     Path dir = of(storeDir);
