@@ -460,7 +460,8 @@ fi
 # ------------------------------------------------------------------ JMH, with every relay stopped (same cores)
 jmh() { # jmh LOGNAME ARGS...: JMH's own output goes to a log, its result table is printed
   local logname=$1; shift
-  "${JAVA[@]}" org.openjdk.jmh.Main "$@" > "$WORK/$logname.log" 2>&1
+  # JMH's lock file (java.io.tmpdir/jmh.lock) goes with the run's work directory, not into /tmp for good
+  "${JAVA[@]}" -Djava.io.tmpdir="$WORK" org.openjdk.jmh.Main "$@" > "$WORK/$logname.log" 2>&1
   local rc=$?
   sed -n '/^Benchmark  /,/^Benchmark result/p' "$WORK/$logname.log" | sed 's/^/  /'
   if [ $rc != 0 ] || grep -q -E '<failure>|Exception' "$WORK/$logname.log"; then
