@@ -81,6 +81,22 @@ public final class Sql {
     }
   }
 
+  /**
+   * After failed work on this connection (a read, a write, the search indexer's step): a kept statement
+   * whose step failed for any reason but a constraint, busy or misuse (a full disk, an I/O error, an
+   * interrupt) is finalized by the driver, and every later use of it fails with "statement is not
+   * executing". So the statements are compiled afresh, and a transaction the work left open is ended:
+   * without this, one full disk left the writer refusing every event until a restart, space or no space.
+   */
+  public void forgetFailedWork() {
+    clear();
+    try (java.sql.Statement st = connection.createStatement()) {
+      st.execute("ROLLBACK");
+    } catch (SQLException ignored) {
+      // no transaction open
+    }
+  }
+
   /** Closes the kept statements (the connection stays open). */
   public void clear() {
     for (PreparedStatement ps : cache.values()) {

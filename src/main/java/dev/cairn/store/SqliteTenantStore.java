@@ -8,10 +8,8 @@ import dev.cairn.store.feed.FeedChange;
 import dev.cairn.store.feed.FeedTable;
 import dev.cairn.store.outbox.OutboxRow;
 import dev.cairn.store.outbox.OutboxWriter;
-import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -19,9 +17,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.logging.Level;
@@ -30,8 +26,8 @@ import java.util.logging.Logger;
 /**
  * One tenant's SQLite event store: plain JDBC, blocking, for worker threads of the database-engine.
  * One writer connection (group commit: a whole batch in one transaction, guarded by a lock), a pool
- * of reader connections (WAL lets them read while the writer writes) and one connection that runs
- * the WAL checkpoints off the writer's thread ({@link #checkpoint}).
+ * of reader connections ({@link ReaderPool}) and one connection that runs the WAL checkpoints off the
+ * writer's thread ({@link WalCheckpoints}).
  *
  * <p>What a batch does is decided by {@link WriteRules} (the semantics of CONTRACT section 3, the
  * same for every dialect); {@link SqliteEventWriter} reads what the rules need and writes what they
@@ -48,22 +44,6 @@ public final class SqliteTenantStore implements AutoCloseable {
 
   /** Bound on one feed statement inside a group commit (the whole commit waits for it). */
   static final int FEED_STATEMENT_TIMEOUT_SECONDS = 5;
-  /**
-   * WAL frames (of 4 KiB pages) past which the writer finishes the checkpointer's work between two
-   * transactions so that the WAL starts over ({@link #finishCheckpoint}): 16 MiB. Under sustained writes
-   * the file still grows well past it between restarts (the checkpointer's cycle, its syncs); it is cut
-   * back only past {@link SqliteFiles#WAL_SIZE_LIMIT}.
-   */
-  static final int WAL_RESTART_FRAMES = 4096;
-  /**
-   * A checkpoint pass that copied at most this many frames was short enough: the writer, which finishes
-   * the checkpoint, then finds about as many to copy. More passes than {@link #HANDOVER_PASSES} only
-   * chase a writer that commits faster than they copy.
-   */
-  private static final int HANDOVER_FRAMES = 512;
-  private static final int HANDOVER_PASSES = 4;
-  /** How long a query waits for a free reader connection. */
-  static final int READER_WAIT_SECONDS = 60;
 
   private static final Migrator MIGRATOR = new Migrator("db/sqlite");
   private static final Migrator SEARCH_MIGRATOR = new Migrator(dev.cairn.store.outbox.SearchIndex.MIGRATIONS);
@@ -73,28 +53,13 @@ public final class SqliteTenantStore implements AutoCloseable {
   private final Connection writer;
   /** The writer with its kept statements (under writeLock). */
   private final Sql writerSql;
-  private final List<Connection> readerList;
-  /** Reader connections with their kept statements; a query takes one for its duration. */
-  private final BlockingQueue<Sql> readers;
-  /** The query budget of each reader connection (fixed at open; a query uses its reader's). */
-  private final java.util.Map<Sql, ReadDeadline> deadlines = new java.util.IdentityHashMap<>();
-  private final Connection checkpointer;
-  /**
-   * A descriptor of the DB file kept open for the store's life, to flush what checkpoints copied into it
-   * ({@link #flushForRestart}); null if it could not be opened. Closed only after every connection:
-   * closing a descriptor of the file drops the POSIX locks SQLite holds on it in this process.
-   */
-  private final FileChannel dbFile;
+  private final ReaderPool readers;
+  private final WalCheckpoints checkpoints;
   /** The search DB ({@code <tenant>.search.db}) with the tenant DB attached as {@code t}: the search indexer's. */
   private final Sql search;
   private final ReentrantLock searchLock = new ReentrantLock();
   private final ReentrantLock writeLock = new ReentrantLock();
-  private final ReentrantLock checkpointLock = new ReentrantLock();
   private volatile long highWater;
-  /** WAL frames past which the writer finishes a checkpoint ({@link #WAL_RESTART_FRAMES}; tests set fewer). */
-  private volatile int walRestartFrames = WAL_RESTART_FRAMES;
-  /** Set by the checkpointer when the WAL is past {@code walRestartFrames}; the writer clears it. */
-  private volatile boolean walRestartDue;
   /** Outbox rows not yet delivered (pending or claimed): counted at open, then kept by every write and settle. */
   private final java.util.concurrent.atomic.AtomicLong outboxBacklog = new java.util.concurrent.atomic.AtomicLong();
   private volatile boolean closed;
@@ -104,7 +69,6 @@ public final class SqliteTenantStore implements AutoCloseable {
   private static final String COMMIT = "COMMIT";
   private static final String FIND_EXPIRED = "SELECT seq, id, kind, pubkey, created_at, d_tag, json FROM events"
       + " WHERE expiration IS NOT NULL AND expiration <= ? ORDER BY expiration LIMIT ?";
-  private static final String WRITER_CHECKPOINT = "PRAGMA wal_checkpoint(PASSIVE)";
   private final SqliteEventWriter events;
   /** The writer connection's page cache size; under the write lock. */
   private final WriterCache writerCache = new WriterCache();
@@ -119,16 +83,11 @@ public final class SqliteTenantStore implements AutoCloseable {
   private SqliteTenantStore(Path file, Connection writer, List<Connection> readerList, Connection checkpointer,
       Connection search, FileChannel dbFile) throws SQLException {
     this.file = file;
-    this.dbFile = dbFile;
     this.tenant = tenantOf(file);
     this.writer = writer;
     this.writerSql = new Sql(writer);
-    this.readerList = readerList;
-    this.readers = new ArrayBlockingQueue<>(readerList.size(), false, readerList.stream().map(Sql::new).toList());
-    for (Sql r : readers) {
-      deadlines.put(r, new ReadDeadline(r.connection()));
-    }
-    this.checkpointer = checkpointer;
+    this.readers = new ReaderPool(file, readerList, () -> closed);
+    this.checkpoints = new WalCheckpoints(file, checkpointer, dbFile);
     this.search = new Sql(search);
     this.outbox = new OutboxWriter(writerSql, tenant);
     this.events = new SqliteEventWriter(writerSql, outbox);
@@ -226,13 +185,13 @@ public final class SqliteTenantStore implements AutoCloseable {
         attach(r, searchFile, "s");
         rs.add(r);
       }
-      flush = openForFlush(abs);
+      flush = WalCheckpoints.openForFlush(abs);
       return new SqliteTenantStore(abs, w, rs, cp, sc, flush);
     } catch (SQLException | RuntimeException e) {
       for (Connection c : opened) {
         SqliteFiles.closeQuietly(c);
       }
-      closeQuietly(flush);
+      WalCheckpoints.closeQuietly(flush);
       throw new StoreException("cannot open " + abs, e); // a migration's failure does not name the file
     }
   }
@@ -304,7 +263,7 @@ public final class SqliteTenantStore implements AutoCloseable {
       sizeCache(batch.size());
       try {
         PersistOutcome out = persistNow(batch, nowEpochSeconds);
-        finishCheckpoint();
+        checkpoints.finishOnWriter(writerSql);
         return out;
       } catch (SQLException e) {
         if (batch.size() == 1 || !ownFault(e)) {
@@ -385,7 +344,7 @@ public final class SqliteTenantStore implements AutoCloseable {
       return new PersistOutcome(plan.results(), feedError == null ? List.of() : feed, bounds, feedError);
     } catch (SQLException | RuntimeException e) {
       outboxRolledBack();
-      forgetFailedWork(writerSql);
+      writerSql.forgetFailedWork();
       throw e;
     }
   }
@@ -437,11 +396,11 @@ public final class SqliteTenantStore implements AutoCloseable {
         outbox.enqueue(outbox.eventsOf(out, System.currentTimeMillis()));
         writerSql.execute(COMMIT);
         outboxCommitted();
-        finishCheckpoint();
+        checkpoints.finishOnWriter(writerSql);
         return out;
       } catch (SQLException | RuntimeException e) {
         outboxRolledBack();
-        forgetFailedWork(writerSql);
+        writerSql.forgetFailedWork();
         throw e;
       }
     } catch (SQLException e) {
@@ -452,109 +411,11 @@ public final class SqliteTenantStore implements AutoCloseable {
   }
 
   /**
-   * On the writer, between two transactions, once the checkpointer found the WAL past its bound: copies
-   * the frames committed since the checkpointer's last run into the DB file. With every frame copied (and
-   * no reader still on an older snapshot) SQLite starts the WAL over at the next commit, reusing the file
-   * from its beginning. The checkpointer alone never gets there while commits keep coming (each adds
-   * frames while it copies), and the WAL then grows for as long as the writes go on: 1.9 GB after 20 s
-   * of ingest, with the writer's time going to the kernel zeroing the file's new blocks. A reader that
-   * holds an old snapshot keeps the WAL from starting over; the next run of the checkpointer asks again.
-   * While the checkpointer itself is copying, the writer tries again after its next transaction.
-   */
-  private void finishCheckpoint() {
-    if (!walRestartDue) {
-      return;
-    }
-    try (ResultSet rs = writerSql.prepare(WRITER_CHECKPOINT).executeQuery()) {
-      // busy: the checkpointer is copying right now, so again after the next transaction; else done
-      // (with frames left only when a reader holds them: then the checkpointer's next run asks again)
-      walRestartDue = rs.next() && rs.getInt(1) != 0;
-    } catch (SQLException e) {
-      walRestartDue = false; // the checkpointer's next run asks again
-      writerSql.clear();
-    }
-  }
-
-  /**
-   * Copies committed WAL pages into the DB file (PASSIVE: never waits for readers or the writer),
-   * on the caller's thread, which is not the writer's. Returns the WAL frames left uncopied. A WAL past
-   * its bound has the writer finish the copy between two transactions ({@link #finishCheckpoint}).
+   * Copies committed WAL pages into the DB file, on the caller's thread, which is not the writer's
+   * ({@link WalCheckpoints#run}); returns the WAL frames left uncopied.
    */
   public int checkpoint() {
-    if (closed || !checkpointLock.tryLock()) {
-      return 0;
-    }
-    try (Statement st = checkpointer.createStatement()) {
-      CheckpointPass pass = passiveCheckpoint(st);
-      if (pass.log() > walRestartFrames) {
-        // The writer will copy what was committed while this ran, then sync the DB file: run again while
-        // a pass still had much to copy, flush the DB file and the WAL, copy what came meanwhile and flush
-        // the DB file again, so that it finds little to copy and to sync.
-        int copied = pass.log();
-        for (int n = 1; n < HANDOVER_PASSES && copied > HANDOVER_FRAMES && !closed; n++) {
-          CheckpointPass again = passiveCheckpoint(st);
-          copied = again.log() - pass.log();
-          pass = again;
-        }
-        flushForRestart(true);
-        pass = passiveCheckpoint(st);
-        flushForRestart(false);
-        walRestartDue = true;
-      } else {
-        walRestartDue = false;
-      }
-      return pass.left();
-    } catch (SQLException e) {
-      throw new StoreException("checkpoint failed on " + file, e);
-    } finally {
-      checkpointLock.unlock();
-    }
-  }
-
-  /**
-   * One PASSIVE checkpoint on the checkpointer's connection: copies the frames committed when it began
-   * (those committed during it are not in its counts).
-   */
-  private static CheckpointPass passiveCheckpoint(Statement st) throws SQLException {
-    try (ResultSet rs = st.executeQuery("PRAGMA wal_checkpoint(PASSIVE)")) {
-      int log = rs.next() ? rs.getInt(2) : 0;
-      return new CheckpointPass(log, Math.max(0, log - rs.getInt(3)));
-    }
-  }
-
-  /** The WAL's frames when a checkpoint pass began, and those it left uncopied (readers on older snapshots). */
-  private record CheckpointPass(int log, int left) {}
-
-  /**
-   * Flushes to disk, on the checkpointer's thread, what the writer's checkpoint would otherwise wait for:
-   * it syncs the WAL before copying (every commit since the WAL's last sync) and the DB file after (every
-   * page the checkpointer's passes copied since the DB's last sync: a pass syncs it only when no commit
-   * came while it copied, so under steady writes never, and that was tens of MB, 30-113 ms on the writer's
-   * lane). The DB file through the descriptor kept open for this ({@link #dbFile}); the WAL file, which
-   * carries no locks, through one opened for the flush. A failed flush only leaves the work to SQLite.
-   */
-  private void flushForRestart(boolean wal) {
-    try {
-      if (dbFile != null) {
-        dbFile.force(false);
-      }
-      if (wal) {
-        try (FileChannel ch = FileChannel.open(Path.of(file + "-wal"), StandardOpenOption.READ)) {
-          ch.force(false);
-        }
-      }
-    } catch (IOException | RuntimeException e) {
-      // SQLite syncs both itself when the writer finishes the checkpoint
-    }
-  }
-
-  /** Opened after SQLite's connections (see {@link #dbFile}); null if it cannot be: the flushes are then left to SQLite. */
-  private static FileChannel openForFlush(Path file) {
-    try {
-      return FileChannel.open(file, StandardOpenOption.READ);
-    } catch (IOException | RuntimeException e) {
-      return null;
-    }
+    return closed ? 0 : checkpoints.run();
   }
 
   /** Tests: the writer connection's {@code cache_size}, KiB ({@link WriterCache}). */
@@ -568,9 +429,9 @@ public final class SqliteTenantStore implements AutoCloseable {
     }
   }
 
-  /** Tests: WAL frames past which the writer finishes a checkpoint (default {@link #WAL_RESTART_FRAMES}). */
+  /** Tests: WAL frames past which the writer finishes a checkpoint (default {@link WalCheckpoints#WAL_RESTART_FRAMES}). */
   void walRestartFrames(int frames) {
-    this.walRestartFrames = frames;
+    checkpoints.restartFrames(frames);
   }
 
   // ----------------------------------------------------------------------------------------- read
@@ -652,7 +513,7 @@ public final class SqliteTenantStore implements AutoCloseable {
       ensureOpen();
       return dev.cairn.store.outbox.SearchIndex.step(search, maxRows);
     } catch (SQLException e) {
-      forgetFailedWork(search);
+      search.forgetFailedWork();
       throw new StoreException("search indexing failed on " + file, e);
     } finally {
       searchLock.unlock();
@@ -681,44 +542,7 @@ public final class SqliteTenantStore implements AutoCloseable {
 
   /** Work on a reader connection, within {@code budgetMillis} when positive ({@link ReadDeadline}). */
   private <T> T withReader(long budgetMillis, SqlWork<T> work) {
-    ensureOpen();
-    Sql c;
-    try {
-      c = readers.poll(READER_WAIT_SECONDS, TimeUnit.SECONDS);
-      if (c == null) {
-        throw new StoreException("no reader connection free within " + READER_WAIT_SECONDS
-            + " s (closed or overloaded): " + file);
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new StoreException("interrupted waiting for a reader connection", e);
-    }
-    try {
-      ensureOpen();
-      return deadlines.get(c).within(budgetMillis, c, work);
-    } catch (SQLException e) {
-      forgetFailedWork(c);
-      throw new StoreException("query failed on " + file, e);
-    } finally {
-      readers.add(c);
-    }
-  }
-
-  /**
-   * After failed work on a connection (a read, a write, the search indexer's step): a kept statement
-   * whose step failed for any reason but a constraint, busy or misuse (a full disk, an I/O error, an
-   * interrupt) is finalized by the driver, and every later use of it fails with "statement is not
-   * executing". So the connection's statements are compiled afresh, and a transaction the work left
-   * open is ended: without this, one full disk left the writer refusing every event until a restart,
-   * space or no space.
-   */
-  private static void forgetFailedWork(Sql c) {
-    c.clear();
-    try (Statement st = c.connection().createStatement()) {
-      st.execute("ROLLBACK");
-    } catch (SQLException ignored) {
-      // no transaction open
-    }
+    return readers.read(budgetMillis, work);
   }
 
   private void ensureOpen() {
@@ -738,10 +562,10 @@ public final class SqliteTenantStore implements AutoCloseable {
         writerSql.execute(BEGIN);
         T out = work.run(writerSql);
         writerSql.execute(COMMIT);
-        finishCheckpoint();
+        checkpoints.finishOnWriter(writerSql);
         return out;
       } catch (SQLException | RuntimeException e) {
-        forgetFailedWork(writerSql);
+        writerSql.forgetFailedWork();
         throw e;
       }
     } catch (SQLException e) {
@@ -773,7 +597,7 @@ public final class SqliteTenantStore implements AutoCloseable {
       ensureOpen();
       return work.run(writerSql);
     } catch (SQLException e) {
-      forgetFailedWork(writerSql);
+      writerSql.forgetFailedWork();
       throw new StoreException("feed write failed on " + file, e);
     } finally {
       writeLock.unlock();
@@ -808,12 +632,7 @@ public final class SqliteTenantStore implements AutoCloseable {
     } finally {
       writeLock.unlock();
     }
-    checkpointLock.lock();
-    try {
-      SqliteFiles.closeQuietly(checkpointer);
-    } finally {
-      checkpointLock.unlock();
-    }
+    checkpoints.closeConnection();
     searchLock.lock();
     try {
       search.clear();
@@ -821,30 +640,7 @@ public final class SqliteTenantStore implements AutoCloseable {
     } finally {
       searchLock.unlock();
     }
-    for (int i = 0; i < readerList.size(); i++) {
-      Sql taken = null;
-      try {
-        taken = readers.poll(10, TimeUnit.SECONDS);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-      if (taken == null) {
-        break;
-      }
-    }
-    for (Connection r : readerList) {
-      SqliteFiles.closeQuietly(r);
-    }
-    closeQuietly(dbFile); // last: see dbFile
-  }
-
-  private static void closeQuietly(FileChannel ch) {
-    if (ch != null) {
-      try {
-        ch.close();
-      } catch (IOException ignored) {
-        // closing anyway
-      }
-    }
+    readers.close();
+    checkpoints.closeFile(); // last: see WalCheckpoints#dbFile
   }
 }
