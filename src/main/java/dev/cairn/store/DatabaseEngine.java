@@ -82,6 +82,8 @@ public final class DatabaseEngine extends Supervised {
   private SqliteUpkeep upkeep;
   private BoundedChannel<RootInbox> toRoot;
   private Inbox<DatabaseInbox> inbox;
+  /** REQ, COUNT, NEG-OPEN and catch-up reads. */
+  private StoreReads reads;
   /** Seed 000: outbox, ledger and search-index work for delivery. */
   private OutboxCommands outboxCommands;
   /** Seed 003: the change feed (inserts after commit, retry buffer, lazy retention, SSE page reads). */
@@ -355,6 +357,8 @@ public final class DatabaseEngine extends Supervised {
       if (signal != null) {
         feed.notifyingOtherPods(signal::notify);
       }
+      reads = new StoreReads(stores, toRoot, () -> inbox.hold(), new StoreReads.Limits(defaultLimit, maxLimit,
+          queryBudgetMillis, queryBudgetText, budgetExceeded));
       inbox = new Inbox<>(vertx, Addresses.DATABASE_ENGINE, DatabaseInbox.class, this::handle);
       vertx.setPeriodic(expirySweepMs, id -> sweepExpired());
       stores.values().forEach(TenantStore::afterWrite); // a new search index builds itself; an old one catches up
@@ -500,94 +504,12 @@ public final class DatabaseEngine extends Supervised {
     } else if (msg instanceof FeedCommand f) {
       feed.handle(f, inbox.hold());
     } else if (msg instanceof DatabaseInbox.SyncRead r) {
-      syncRead(r);
+      reads.syncRead(r);
     } else if (msg instanceof DatabaseInbox.CatchUp c) {
-      catchUp(c);
+      reads.catchUp(c);
     } else if (msg instanceof DatabaseInbox.Query q) {
-      query(q);
+      reads.query(q);
     }
-  }
-
-  private void query(DatabaseInbox.Query q) {
-    Runnable release = inbox.hold();
-    TenantStore store = stores.get(q.tenant());
-    long now = System.currentTimeMillis() / 1000;
-    if (store == null) { // a runtime tenant removed while its client was connected
-      release.run();
-      toRoot.sendOwed(new RootInbox.HistoryDone(q.connId(), q.subId(), q.subSerial(), q.count(), List.of(), 0,
-          "error: " + UNKNOWN_TENANT));
-      return;
-    }
-    Future<RootInbox.HistoryDone> answer = q.count()
-        ? store.count(q.filters(), q.seqBelow(), now, queryBudgetMillis)
-            .map(n -> new RootInbox.HistoryDone(q.connId(), q.subId(), q.subSerial(), true, List.of(), n, null))
-        : store.query(q.filters(), q.seqBelow(), defaultLimit, maxLimit, now, queryBudgetMillis)
-            .map(events -> new RootInbox.HistoryDone(q.connId(), q.subId(), q.subSerial(), false, events, 0, null));
-    answer.onComplete(ar -> {
-      release.run();
-      if (ar.succeeded()) {
-        toRoot.sendOwed(ar.result());
-      } else if (ar.cause() instanceof QueryBudgetExceeded) {
-        // The client's filter, not the store: no stack trace; the answer says what to change.
-        budgetExceeded.accept(q.tenant());
-        LOG.fine(() -> "tenant " + q.tenant() + ": query " + q.subId() + " stopped by limits.query_budget");
-        toRoot.sendOwed(new RootInbox.HistoryDone(q.connId(), q.subId(), q.subSerial(), q.count(), List.of(), 0,
-            "error: query exceeded limits.query_budget (" + queryBudgetText + "); narrow the filter"));
-      } else {
-        LOG.log(Level.WARNING, "query failed for tenant " + q.tenant(), ar.cause());
-        toRoot.sendOwed(new RootInbox.HistoryDone(q.connId(), q.subId(), q.subSerial(), q.count(), List.of(), 0,
-            "error: query failed"));
-      }
-    });
-  }
-
-  /**
-   * NIP-77: reads a NEG-OPEN's items on the reader pool, like a REQ's history (the event loop never
-   * waits on SQLite), and builds the sorted set there too: the session gets it ready to use.
-   */
-  private void syncRead(DatabaseInbox.SyncRead r) {
-    Runnable release = inbox.hold();
-    TenantStore store = stores.get(r.tenant());
-    long now = System.currentTimeMillis() / 1000;
-    if (store == null) {
-      release.run();
-      toRoot.sendOwed(new RootInbox.SyncReadDone(r.ticket(), null, "error: " + UNKNOWN_TENANT));
-      return;
-    }
-    store.syncItems(r.filter(), r.maxRecords(), now)
-        .onComplete(ar -> {
-          release.run();
-          if (ar.succeeded()) {
-            toRoot.sendOwed(new RootInbox.SyncReadDone(r.ticket(), ar.result(), null));
-          } else {
-            LOG.log(Level.WARNING, "negentropy read failed for tenant " + r.tenant(), ar.cause());
-            toRoot.sendOwed(new RootInbox.SyncReadDone(r.ticket(), null, "error: query failed"));
-          }
-        });
-  }
-
-  /**
-   * Live fan-out across pods: a seq range of the tenant's stored events ({@link TenantStore#range}), read
-   * like a REQ's history. The answer says how far it covered: the whole range, or up to its last row when it
-   * hit {@code max} (network-manager asks for the rest).
-   */
-  private void catchUp(DatabaseInbox.CatchUp c) {
-    Runnable release = inbox.hold();
-    TenantStore store = stores.get(c.tenant());
-    Future<List<StoredEvent>> read = store == null
-        ? Future.failedFuture("tenant " + c.tenant() + " is not served here")
-        : store.range(c.fromSeq(), c.toSeqExclusive(), c.max());
-    read.onComplete(ar -> {
-      release.run();
-      if (ar.succeeded()) {
-        List<StoredEvent> events = ar.result();
-        long covered = events.size() < c.max() ? c.toSeqExclusive() : events.get(events.size() - 1).seq() + 1;
-        toRoot.sendOwed(new RootInbox.CaughtUp(c.tenant(), c.fromSeq(), covered, events, null));
-      } else {
-        LOG.log(Level.WARNING, "catch-up read failed for tenant " + c.tenant(), ar.cause());
-        toRoot.sendOwed(new RootInbox.CaughtUp(c.tenant(), c.fromSeq(), c.fromSeq(), List.of(), "error: read failed"));
-      }
-    });
   }
 
   /**
