@@ -1,5 +1,6 @@
 package dev.cairn.store;
 
+import dev.cairn.config.RepeatedFailureLog;
 import dev.cairn.config.StoreTarget;
 import dev.cairn.config.TenantDirectory;
 import io.vertx.core.json.JsonObject;
@@ -564,7 +565,8 @@ public final class DatabaseEngine extends Supervised {
     }
     toRoot.sendOwed(new RootInbox.Persisted(acks));
     RepeatedFailureLog failures = commitFailures.computeIfAbsent(tenant,
-        t -> new RepeatedFailureLog(LOG, "group commit for tenant " + t, COMMIT_FAILURE_LOG_INTERVAL_MS));
+        t -> new RepeatedFailureLog(LOG, Level.SEVERE, "group commit for tenant " + t,
+            COMMIT_FAILURE_LOG_INTERVAL_MS));
     if (out == null) {
       failures.failed(batch.size() + " event(s) refused", taken.failure(), System.currentTimeMillis());
       dbErrors.put(tenant, StoreException.reason(taken.failure())); // /readyz says so until a write lands

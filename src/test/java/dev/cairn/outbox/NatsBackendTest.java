@@ -194,6 +194,66 @@ class NatsBackendTest {
   }
 
   /**
+   * A broker that stops answering while the connection stays up (a stalled or frozen nats-server, not a lost
+   * connection): every batch in flight times out ({@code NatsRelay.PUBLISH_TIMEOUT_MS}) at about the same
+   * moment. That is one failure of the transport: the rows wait the first, short round of the outage backoff,
+   * not 30 s (the cap) because thirty batches failed together, and the log says so once and once more when
+   * publishing works again, not a line per batch (2,600 lines in an 8-s freeze of a nats-server under 1,000
+   * events/s). Every event reaches the stream once, no attempt spent.
+   */
+  @Test
+  void aStalledBrokerIsOneFailureLoggedOnceAndItsRowsGoSoonAfter() throws Exception {
+    EventSigner erin = EventSigner.random();
+    List<LogRecord> records = new CopyOnWriteArrayList<>();
+    Handler capture = new Handler() {
+      @Override
+      public void publish(LogRecord r) {
+        records.add(r);
+      }
+
+      @Override
+      public void flush() {}
+
+      @Override
+      public void close() {}
+    };
+    Logger logger = Logger.getLogger("dev.cairn.delivery.outbox.NatsRelay");
+    logger.addHandler(capture);
+    try (NatsSupport nats = new NatsSupport(); TcpProxy proxy = new TcpProxy(4222)) {
+      JsonObject config = nats.config("nats://127.0.0.1:" + proxy.port(), "jetstream");
+      config.getJsonObject("outbox").put("batch", 1).put("max_attempts", 1); // a batch per row
+      try (TestRelay relay = TestRelay.start(config, java.util.Map.of()); RelayClient client = relay.connect()) {
+        Path db = OutboxDb.tenantDb(relay.dataDir(), "default");
+        List<String> ids = publish(client, erin, 1, "first");
+        OutboxDb.await("the first event relayed", 30, () -> nats.messageCount() == 1
+            && OutboxDb.count(db, "SELECT COUNT(*) FROM event_queue WHERE status = 'done'") == 1);
+        proxy.holdReplies(true); // the broker takes the messages and answers nothing
+        ids.addAll(publish(client, erin, 30, "stalled"));
+        OutboxDb.await("publishes timed out", 30, () -> records.stream()
+            .anyMatch(r -> r.getMessage().contains("could not be published")));
+        proxy.holdReplies(false);
+        OutboxDb.await("all 31 settled soon after the broker answers again", 20,
+            () -> OutboxDb.count(db, "SELECT COUNT(*) FROM event_queue WHERE status = 'done'") == 31);
+        assertEquals(0, OutboxDb.count(db, "SELECT COUNT(*) FROM event_queue WHERE attempts > 0"), "no attempt spent");
+        Set<String> inStream = new HashSet<>();
+        for (MessageInfo m : nats.messages()) {
+          assertTrue(inStream.add(new JsonObject(new String(m.getData(), StandardCharsets.UTF_8))
+              .getJsonObject("payload").getString("id")), "one message per event");
+        }
+        assertEquals(new HashSet<>(ids), inStream);
+        OutboxDb.await("the recovery logged", 10, () -> records.stream()
+            .anyMatch(r -> r.getMessage().contains("publishing rows of tenant default works again")));
+        List<String> lines = records.stream().map(LogRecord::getMessage).toList();
+        assertEquals(1, lines.stream().filter(l -> l.contains("publishing rows of tenant default failed: ")).count(),
+            lines.toString());
+        assertTrue(lines.size() <= 3, "the first failure, at most one summary, the recovery: " + lines);
+      }
+    } finally {
+      logger.removeHandler(capture);
+    }
+  }
+
+  /**
    * The stream vanishes while the relay stays connected (deleted by hand, or a broker restarted without its
    * store): publishes are answered "no responders". The relay creates the stream (and the handlers'
    * consumer) again and every event written meanwhile reaches it, with no attempt spent, and the handler

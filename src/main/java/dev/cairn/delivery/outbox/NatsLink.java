@@ -32,6 +32,8 @@ final class NatsLink {
   /** Written on delivery's context; volatile for the metrics scrape. */
   private volatile boolean up;
   private boolean everUp;
+  /** Set by {@link #close}: the connection's end is the relay's own, not an outage to warn about. */
+  private volatile boolean closing;
 
   NatsLink(Context context, WorkerExecutor worker, String url, Consumer<Boolean> onUp) {
     this.context = context;
@@ -71,7 +73,7 @@ final class NatsLink {
       });
     } else if (ev == ConnectionListener.Events.DISCONNECTED || ev == ConnectionListener.Events.CLOSED) {
       context.runOnContext(v -> {
-        if (up) {
+        if (up && !closing) {
           LOG.warning("outbox: lost NATS at " + url + "; rows wait in the outbox until it is back");
         }
         up = false;
@@ -110,6 +112,7 @@ final class NatsLink {
   private record JetStreamOf(Connection connection, JetStream jetStream) {}
 
   Future<Void> close() {
+    closing = true;
     Connection c = connection;
     if (c == null) {
       return Future.succeededFuture();

@@ -1,5 +1,6 @@
 package dev.cairn.delivery.outbox;
 
+import dev.cairn.config.RepeatedFailureLog;
 import dev.cairn.store.outbox.OutboxRow;
 import dev.cairn.store.outbox.Settlement;
 import io.nats.client.Connection;
@@ -12,11 +13,14 @@ import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.WorkerExecutor;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
+import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
@@ -45,6 +49,8 @@ final class NatsRelay {
    * {@code limits.max_message_length} make a row count alone no bound on memory.
    */
   static final long MAX_IN_FLIGHT_BYTES = 64L << 20;
+  /** Repeats of a publish or settle failure are summed up at most this often ({@link RepeatedFailureLog}). */
+  static final long FAILURE_LOG_INTERVAL_MS = 10_000;
 
   private final Context context;
   private final WorkerExecutor worker;
@@ -54,7 +60,17 @@ final class NatsRelay {
   private final OutboxMetrics metrics;
   /** Called (on delivery's context) when the broker answered a publish "no responders": no stream takes the subject. */
   private final Runnable streamMissing;
+  /**
+   * Rounds of transport failures in a row, and until when the current round defers its rows: every batch in
+   * flight when the broker stalls or goes away fails at about the same moment, and they are one failure
+   * of the transport, not one each. Counted per batch, the 64 batches a stall caught deferred their rows
+   * 30 s (the cap) at the first stall, however short.
+   */
   private int outageStreak;
+  private long outageUntil;
+  /** Per tenant: its batches that could not be published, and its published rows that could not be settled. */
+  private final Map<String, RepeatedFailureLog> publishFailures = new HashMap<>();
+  private final Map<String, RepeatedFailureLog> settleFailures = new HashMap<>();
   /** Claimed-on-write rows published and not yet settled (acks, then the settle transaction), and their bodies' bytes. */
   private long inFlight;
   private long inFlightBytes;
@@ -73,6 +89,7 @@ final class NatsRelay {
   /** Connected again: the next failure starts the backoff over. */
   void resetBackoff() {
     outageStreak = 0;
+    outageUntil = 0;
   }
 
   Future<Long> cycle(String tenant) {
@@ -168,28 +185,52 @@ final class NatsRelay {
         published++;
       } else {
         if (deferUntil < 0) {
-          // a missing stream is being created again (streamMissing): a short wait, not a growing one
-          int streak = acks.noStream() ? 1 : ++outageStreak;
-          deferUntil = System.currentTimeMillis() + RetryPolicy.outageBackoff(streak).toMillis();
+          deferUntil = deferral(acks.noStream());
         }
         settlements.add(Settlement.defer(row, deferUntil, reason));
       }
     }
+    long now = System.currentTimeMillis();
+    RepeatedFailureLog publishLog = failureLog(publishFailures, tenant, "outbox: publishing rows of tenant ");
     if (deferUntil < 0) {
-      outageStreak = 0;
+      resetBackoff();
+      publishLog.succeeded(now);
     } else {
-      LOG.warning("outbox: " + (ok.size() - published) + " row(s) of tenant " + tenant
-          + " could not be published (" + reason + "); deferred without spending an attempt (retry in "
-          + (deferUntil - System.currentTimeMillis()) + " ms)");
+      publishLog.failed((ok.size() - published) + " row(s) could not be published (" + reason
+          + "); deferred without spending an attempt (retry in " + (deferUntil - now) + " ms)", null, now);
     }
     int count = published;
     long wait = deferUntil;
+    RepeatedFailureLog settleLog = failureLog(settleFailures, tenant, "outbox: settling published rows of tenant ");
     return db.settle(tenant, settlements)
-        .onSuccess(x -> metrics.published(OutboxSettings.NATS, count))
-        .onFailure(t -> LOG.warning("outbox: settling " + settlements.size() + " published row(s) of tenant "
-            + tenant + " failed (" + t.getMessage() + "); they are claimed again after the lease and"
-            + " republished (the broker drops the repeats)"))
+        .onSuccess(x -> {
+          metrics.published(OutboxSettings.NATS, count);
+          settleLog.succeeded(System.currentTimeMillis());
+        })
+        .onFailure(t -> settleLog.failed(settlements.size() + " row(s) not settled (" + t.getMessage()
+            + "); they are claimed again after the lease and republished (the broker drops the repeats)", null,
+            System.currentTimeMillis()))
         .transform(ar -> Future.succeededFuture(wait));
+  }
+
+  /**
+   * Until when a failed batch's rows wait: a missing stream is being created again ({@code streamMissing}),
+   * a short wait; a transport failure waits out the current round, or starts the next, longer one
+   * ({@link RetryPolicy#outageBackoff}).
+   */
+  private long deferral(boolean noStream) {
+    long now = System.currentTimeMillis();
+    if (noStream) {
+      return now + RetryPolicy.outageBackoff(1).toMillis();
+    }
+    if (now >= outageUntil) {
+      outageUntil = now + RetryPolicy.outageBackoff(++outageStreak).toMillis();
+    }
+    return outageUntil;
+  }
+
+  private static RepeatedFailureLog failureLog(Map<String, RepeatedFailureLog> logs, String tenant, String what) {
+    return logs.computeIfAbsent(tenant, t -> new RepeatedFailureLog(LOG, Level.WARNING, what + t, FAILURE_LOG_INTERVAL_MS));
   }
 
   /** Per published row, whether the broker has it; whether a failure was "no responders" (no stream takes the subject). */

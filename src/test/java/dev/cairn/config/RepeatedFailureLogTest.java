@@ -1,4 +1,6 @@
-package dev.cairn.store;
+package dev.cairn.config;
+
+import dev.cairn.store.StoreException;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -34,7 +36,7 @@ class RepeatedFailureLogTest {
 
   @Test
   void theFirstFailureThenOneSummaryPerIntervalThenTheRecovery() {
-    RepeatedFailureLog log = new RepeatedFailureLog(logger, "group commit for tenant t", 10_000);
+    RepeatedFailureLog log = new RepeatedFailureLog(logger, Level.SEVERE, "group commit for tenant t", 10_000);
     RuntimeException full = new StoreException("persist batch failed", new RuntimeException("disk is full"));
     for (int i = 0; i < 5_000; i++) { // 5,000 failures over 25 s
       log.failed("1 event(s) refused", full, 1_000 + i * 5L);
