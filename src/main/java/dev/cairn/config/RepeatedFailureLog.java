@@ -11,7 +11,7 @@ import java.util.logging.Logger;
  * lasted. A relay whose disk filled must not fill its log as well (each failed commit was a line:
  * 8,000 in a few seconds), nor leave its operator guessing whether writes work again; nor one whose
  * broker stalled (each outbox batch that could not be published was a line: 2,600 in an 8-s stall).
- * Failures are logged at the level given, the recovery at WARNING. One thread.
+ * Failures are logged at the level given, the recovery at WARNING. Thread-safe.
  */
 public final class RepeatedFailureLog {
   private final Logger log;
@@ -32,7 +32,7 @@ public final class RepeatedFailureLog {
   }
 
   /** One failure; {@code cause} may be null. */
-  public void failed(String detail, Throwable cause, long nowMs) {
+  public synchronized void failed(String detail, Throwable cause, long nowMs) {
     failures++;
     if (failures == 1) {
       firstMs = nowMs;
@@ -51,7 +51,7 @@ public final class RepeatedFailureLog {
   }
 
   /** The work succeeded: ends an episode of failures, if one was going on. */
-  public void succeeded(long nowMs) {
+  public synchronized void succeeded(long nowMs) {
     if (failures == 0) {
       return;
     }

@@ -80,7 +80,7 @@ public final class MysqlEventReader {
     }
     // Several filters read in one transaction: InnoDB's REPEATABLE READ gives them one snapshot, as
     // SQLite's BEGIN does, so a concurrent write cannot show up in one filter's rows but not another's.
-    return pool.withTransaction(conn -> {
+    return PooledConnections.inTransaction(pool, conn -> {
       Map<String, StoredEvent> byId = new LinkedHashMap<>();
       Future<Void> chain = Future.succeededFuture();
       for (Part p : parts) {

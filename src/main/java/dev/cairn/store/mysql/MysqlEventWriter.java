@@ -55,7 +55,7 @@ public final class MysqlEventWriter {
     if (batch.isEmpty()) {
       return Future.succeededFuture(PersistOutcome.of(List.of()));
     }
-    return pool.withTransaction(conn -> write(conn, batch, nowEpochSeconds))
+    return PooledConnections.inTransaction(pool, conn -> write(conn, batch, nowEpochSeconds))
         .recover(e -> {
           if (!(e instanceof CounterMissing)) {
             return Future.failedFuture(e);
@@ -65,7 +65,7 @@ public final class MysqlEventWriter {
           // take a gap lock on the missing key, then both wait to insert into it).
           return pool.preparedQuery("INSERT IGNORE INTO tenant_counters(tenant_id) VALUES (?)")
               .execute(Tuple.of(tenantId))
-              .compose(v -> pool.withTransaction(conn -> write(conn, batch, nowEpochSeconds)));
+              .compose(v -> PooledConnections.inTransaction(pool, conn -> write(conn, batch, nowEpochSeconds)));
         })
         .recover(e -> {
           String what = "persisting a batch of " + batch.size() + " events for tenant " + tenantId

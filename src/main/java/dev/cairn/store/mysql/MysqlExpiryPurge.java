@@ -32,7 +32,7 @@ final class MysqlExpiryPurge {
     if (maxRows <= 0) {
       return Future.succeededFuture(List.of());
     }
-    return pool.withTransaction(conn -> conn.preparedQuery(
+    return PooledConnections.inTransaction(pool, conn -> conn.preparedQuery(
             "SELECT event_seq, queue_id FROM tenant_counters WHERE tenant_id = ? FOR UPDATE")
         .execute(Tuple.of(tenantId))
         .compose(counters -> {

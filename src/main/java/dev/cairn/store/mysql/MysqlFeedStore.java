@@ -74,14 +74,14 @@ public final class MysqlFeedStore implements FeedStore {
     if (changes.isEmpty()) {
       return bounds();
     }
-    Future<FeedBounds> f = pool.withTransaction(conn -> rows.writeAlone(conn, changes)).recover(e -> {
+    Future<FeedBounds> f = PooledConnections.inTransaction(pool, conn -> rows.writeAlone(conn, changes)).recover(e -> {
       if (!(e instanceof MysqlFeedRows.CounterMissing)) {
         return Future.failedFuture(e);
       }
       // No counter row yet: create it in a transaction of its own (inside the locking one, two pods'
       // first inserts could deadlock on the gap lock), then insert again.
       return pool.preparedQuery(CREATE_COUNTERS).execute(Tuple.of(tenantId))
-          .compose(v -> pool.withTransaction(conn -> rows.writeAlone(conn, changes)));
+          .compose(v -> PooledConnections.inTransaction(pool, conn -> rows.writeAlone(conn, changes)));
     });
     return CallerContext.deliver(bounded(f, "inserting " + changes.size() + " feed changes"));
   }
@@ -131,7 +131,7 @@ public final class MysqlFeedStore implements FeedStore {
     params.addInteger(limit);
     // One transaction: InnoDB's REPEATABLE READ gives the rows and the high seq one snapshot, so a short
     // page's scannedTo never passes a row that snapshot could not see.
-    return CallerContext.deliver(pool.withTransaction(conn -> conn.preparedQuery(text.toString()).execute(params)
+    return CallerContext.deliver(PooledConnections.inTransaction(pool, conn -> conn.preparedQuery(text.toString()).execute(params)
         .compose(rs -> {
           List<FeedRow> out = new ArrayList<>(rs.size());
           for (Row r : rs) {

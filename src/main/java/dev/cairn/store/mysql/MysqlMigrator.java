@@ -69,7 +69,7 @@ public final class MysqlMigrator {
    *     with a {@link StoreException} on a changed migration, a lock timeout or a failed statement
    */
   public Future<List<Integer>> migrate(Pool pool) {
-    return pool.getConnection()
+    return PooledConnections.take(pool)
         .compose(conn -> migrate(conn).eventually(conn::close));
   }
 

@@ -123,7 +123,7 @@ public final class MysqlOutboxStore implements OutboxStore {
    * claimed at the time it names, so running it twice changes nothing more).
    */
   private <T> Future<T> readCommitted(Function<SqlConnection, Future<T>> work, int tries) {
-    Future<T> run = pool.withConnection(conn -> conn.query("SET TRANSACTION ISOLATION LEVEL READ COMMITTED").execute()
+    Future<T> run = PooledConnections.onConnection(pool, conn -> conn.query("SET TRANSACTION ISOLATION LEVEL READ COMMITTED").execute()
         .compose(v -> conn.begin())
         .compose(tx -> work.apply(conn).compose(
             result -> tx.commit().map(result),

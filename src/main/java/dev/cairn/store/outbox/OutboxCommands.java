@@ -1,5 +1,6 @@
 package dev.cairn.store.outbox;
 
+import dev.cairn.config.RepeatedFailureLog;
 import dev.cairn.delivery.DeliveryInbox;
 import dev.cairn.delivery.OutboxReply;
 import dev.cairn.store.OutboxCommand;
@@ -21,11 +22,15 @@ public final class OutboxCommands {
   private static final Logger LOG = Logger.getLogger(OutboxCommands.class.getName());
   private static final long PRUNE_EVERY_MS = 3_600_000;
   private static final int PRUNE_MAX = 5_000;
+  /** Repeats of failing outbox work are summed up at most this often (a store that is down fails every claim). */
+  private static final long FAILURE_LOG_INTERVAL_MS = 10_000;
 
   private final Function<String, OutboxStore> stores;
   private final BoundedChannel<DeliveryInbox> toDelivery;
   /** Per tenant, when done rows and ledger rows were last pruned (lazily, from a Settle, a settling claim or a write). */
   private final Map<String, Long> lastPrune = new HashMap<>();
+  /** Per tenant, the log of its failing outbox work. */
+  private final Map<String, RepeatedFailureLog> failures = new HashMap<>();
 
   /** {@code stores}: a tenant's outbox store, null when the tenant has no open store. */
   public OutboxCommands(Function<String, OutboxStore> stores, BoundedChannel<DeliveryInbox> toDelivery) {
@@ -61,11 +66,13 @@ public final class OutboxCommands {
     }
     reply.onComplete(ar -> {
       release.run();
+      RepeatedFailureLog tenantLog = failures.computeIfAbsent(cmd.tenant(),
+          t -> new RepeatedFailureLog(LOG, Level.WARNING, "outbox work for tenant " + t, FAILURE_LOG_INTERVAL_MS));
       if (ar.succeeded()) {
+        tenantLog.succeeded(System.currentTimeMillis());
         toDelivery.sendOwed(ar.result());
       } else {
-        LOG.log(Level.WARNING, "outbox work failed for tenant " + cmd.tenant() + ": "
-            + cmd.getClass().getSimpleName(), ar.cause());
+        tenantLog.failed(cmd.getClass().getSimpleName(), ar.cause(), System.currentTimeMillis());
         toDelivery.sendOwed(failed(cmd, String.valueOf(ar.cause().getMessage())));
       }
     });

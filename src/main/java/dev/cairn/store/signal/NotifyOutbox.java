@@ -1,5 +1,6 @@
 package dev.cairn.store.signal;
 
+import dev.cairn.config.RepeatedFailureLog;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
@@ -32,6 +33,8 @@ public final class NotifyOutbox {
   /** The {@code work} column: what to wake. */
   public static final String WORK_FEED = "feed";
   private static final Logger LOG = Logger.getLogger(NotifyOutbox.class.getName());
+  /** Repeats of a failing insert are summed up at most this often. */
+  private static final long FAILURE_LOG_INTERVAL_MS = 10_000;
   private static final String INSERT =
       "INSERT INTO tenant_notify_outbox (tenant_id, work, created_at) VALUES (?, ?, ?)";
 
@@ -41,6 +44,9 @@ public final class NotifyOutbox {
   private final long windowNanos;
   private final SignalMetrics metrics;
   private final Set<String> pending = ConcurrentHashMap.newKeySet();
+  /** A meta DB that is down fails every window (a line each, 5 a second, before). */
+  private final RepeatedFailureLog insertFailures =
+      new RepeatedFailureLog(LOG, Level.WARNING, "notify outbox", FAILURE_LOG_INTERVAL_MS);
   /** A flush is scheduled or running; only one at a time, so windows never overlap. */
   private final AtomicBoolean scheduled = new AtomicBoolean();
   private volatile boolean closed;
@@ -104,10 +110,11 @@ public final class NotifyOutbox {
     pool.preparedQuery(INSERT).executeBatch(rows).onComplete(ar -> {
       if (ar.succeeded()) {
         metrics.notifyRows(rows.size());
+        insertFailures.succeeded(System.currentTimeMillis());
       } else {
         metrics.error("notify");
-        LOG.log(Level.WARNING, "notify outbox insert of " + tenants.size() + " tenant(s) failed; retried next window: "
-            + ar.cause());
+        insertFailures.failed("the insert of " + tenants.size() + " tenant(s), retried next window: " + ar.cause(),
+            null, System.currentTimeMillis());
         if (!closed) {
           pending.addAll(tenants); // a duplicate row (part of the batch landed) is harmless: wakes are idempotent
         }
