@@ -18,6 +18,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.WebSocket;
+import io.vertx.core.http.WebSocketClient;
 import io.vertx.core.http.WebSocketClientOptions;
 import io.vertx.core.http.WebSocketConnectOptions;
 import java.io.BufferedReader;
@@ -42,7 +43,13 @@ class FeedBrowserTest {
     private final Process process;
     private final Path profile;
     private final Vertx vertx = Vertx.vertx();
-    private final WebSocket ws;
+    /**
+     * Held for the browser's life: Vert.x 5 closes a client's sockets once the client is unreachable (a
+     * client made inline for the connect was collectable, and its DevTools socket was once closed during
+     * the handshake in CI).
+     */
+    private final WebSocketClient client;
+    private WebSocket ws;
     private final LinkedBlockingQueue<JsonObject> replies = new LinkedBlockingQueue<>();
     private int nextId = 1;
 
@@ -70,30 +77,42 @@ class FeedBrowserTest {
       drain.setDaemon(true);
       drain.start();
       URI browser = URI.create(endpoint);
-      String pageWs = null;
-      for (int i = 0; i < 100 && pageWs == null; i++) {
-        String list = FeedSupport.fetch("http://127.0.0.1:" + browser.getPort() + "/json/list");
-        for (Object o : new JsonArray(list.isEmpty() ? "[]" : list)) {
-          JsonObject t = (JsonObject) o;
-          if ("page".equals(t.getString("type")) && t.getString("url", "").startsWith(url)) {
-            pageWs = t.getString("webSocketDebuggerUrl");
+      // should DevTools close a page's socket during the handshake anyway: list the targets again and retry
+      client = vertx.createWebSocketClient(new WebSocketClientOptions().setMaxMessageSize(16 << 20));
+      for (int attempt = 1; ws == null; attempt++) {
+        String pageWs = pageTarget(browser.getPort(), url);
+        URI page = URI.create(pageWs);
+        try {
+          ws = client.connect(new WebSocketConnectOptions().setHost("127.0.0.1").setPort(page.getPort())
+              .setURI(page.getPath())).toCompletionStage().toCompletableFuture().get(20, TimeUnit.SECONDS);
+        } catch (java.util.concurrent.ExecutionException e) {
+          if (attempt == 5) {
+            throw e;
           }
-        }
-        if (pageWs == null) {
-          Thread.sleep(100); // the page target appears once chromium has started
+          Thread.sleep(200);
         }
       }
-      assertTrue(pageWs != null, "no page target for " + url);
-      URI page = URI.create(pageWs);
-      ws = vertx.createWebSocketClient(new WebSocketClientOptions().setMaxMessageSize(16 << 20))
-          .connect(new WebSocketConnectOptions().setHost("127.0.0.1").setPort(page.getPort()).setURI(page.getPath()))
-          .toCompletionStage().toCompletableFuture().get(20, TimeUnit.SECONDS);
       ws.textMessageHandler(t -> {
         JsonObject m = new JsonObject(t);
         if (m.containsKey("id")) {
           replies.add(m);
         }
       });
+    }
+
+    /** The DevTools socket URL of the page showing {@code url}, once chromium lists it. */
+    private static String pageTarget(int devtoolsPort, String url) throws Exception {
+      for (int i = 0; i < 100; i++) {
+        String list = FeedSupport.fetch("http://127.0.0.1:" + devtoolsPort + "/json/list");
+        for (Object o : new JsonArray(list.isEmpty() ? "[]" : list)) {
+          JsonObject t = (JsonObject) o;
+          if ("page".equals(t.getString("type")) && t.getString("url", "").startsWith(url)) {
+            return t.getString("webSocketDebuggerUrl");
+          }
+        }
+        Thread.sleep(100); // the page target appears once chromium has started
+      }
+      throw new AssertionError("no page target for " + url);
     }
 
     /** The value of a JS expression in the page. */

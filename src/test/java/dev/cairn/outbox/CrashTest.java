@@ -79,9 +79,11 @@ class CrashTest {
       AtomicBoolean stop = new AtomicBoolean();
       Vertx vertx = Vertx.vertx();
       List<Thread> publishers = new ArrayList<>();
+      List<WebSocketClient> clients = new ArrayList<>(); // held: Vert.x 5 closes an unreachable client's sockets
       for (int c = 0; c < 4; c++) {
         EventSigner signer = EventSigner.random();
         WebSocketClient wsc = vertx.createWebSocketClient();
+        clients.add(wsc);
         WebSocket ws = wsc.connect(new WebSocketConnectOptions().setHost("127.0.0.1").setPort(port).setURI("/"))
             .toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
         ws.textMessageHandler(t -> {
@@ -113,6 +115,7 @@ class CrashTest {
       for (Thread th : publishers) {
         th.join(10_000);
       }
+      clients.forEach(WebSocketClient::close);
       vertx.close();
       Set<String> acknowledged = Set.copyOf(okd);
 

@@ -25,12 +25,18 @@ public final class RelayClient implements AutoCloseable {
   static final Duration WAIT = Duration.ofSeconds(10);
 
   private final Vertx vertx;
+  /**
+   * Held for the socket's life: Vert.x 5 closes a client's connections once the client object is
+   * unreachable (its Cleaner), and the socket refers to the client's inner part only.
+   */
+  private final WebSocketClient client;
   private final WebSocket ws;
   private final LinkedBlockingQueue<JsonArray> frames = new LinkedBlockingQueue<>();
   private volatile Short closeCode;
   private volatile String closeReason;
 
-  private RelayClient(Vertx vertx, WebSocket ws) {
+  private RelayClient(Vertx vertx, WebSocketClient client, WebSocket ws) {
+    this.client = client;
     this.vertx = vertx;
     this.ws = ws;
     ws.textMessageHandler(t -> frames.add(new JsonArray(t)));
@@ -55,7 +61,7 @@ public final class RelayClient implements AutoCloseable {
       // running before the first frame was dispatched; once, on a loaded CI host, Nip42AuthTest waited 10 s
       // for an AUTH the relay sends at once.
       ClientWebSocket ws = client.webSocket();
-      RelayClient relayClient = new RelayClient(vertx, ws);
+      RelayClient relayClient = new RelayClient(vertx, client, ws);
       ws.connect(new WebSocketConnectOptions().setHost("127.0.0.1").setPort(port).setURI(path))
           .toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
       return relayClient;

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.cairn.nostr.EventSigner;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.WebSocket;
+import io.vertx.core.http.WebSocketClient;
 import io.vertx.core.http.WebSocketConnectOptions;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -170,8 +171,9 @@ class TenantsTest {
   @Test
   void hostHeaderRoutesWebSocketToTenant() throws Exception {
     Vertx vertx = Vertx.vertx();
+    WebSocketClient client = vertx.createWebSocketClient(); // held to the end: see RelayClient#client
     try {
-      WebSocket ws = vertx.createWebSocketClient()
+      WebSocket ws = client
           .connect(new WebSocketConnectOptions()
               .setHost("127.0.0.1").setPort(relay.port()).setURI("/")
               .putHeader("Host", "acme.example"))
@@ -192,6 +194,7 @@ class TenantsTest {
       }
       assertEquals(List.of(inAcme.getString("id")), got, "Host acme.example at / is the acme tenant");
     } finally {
+      client.close();
       vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
     }
   }

@@ -2,6 +2,7 @@ package dev.cairn.scaleout;
 
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
+import io.vertx.core.net.NetClient;
 import io.vertx.core.net.NetServer;
 import io.vertx.core.net.NetSocket;
 import java.nio.charset.StandardCharsets;
@@ -40,15 +41,19 @@ final class MysqlCountingProxy implements AutoCloseable {
     }
   }
 
-  private final Vertx vertx;
   private final NetServer server;
+  /**
+   * One client for every upstream connection, held for the proxy's life: Vert.x 5 closes an unreachable
+   * client's sockets (its Cleaner), which a client made per connection and dropped was.
+   */
+  private final NetClient upstream;
   private final Map<String, Counts> byDatabase = new ConcurrentHashMap<>();
   private final java.util.Set<NetSocket> open = ConcurrentHashMap.newKeySet();
   private volatile boolean cut;
 
   private MysqlCountingProxy(Vertx vertx, NetServer server) {
-    this.vertx = vertx;
     this.server = server;
+    this.upstream = vertx.createNetClient();
   }
 
   static MysqlCountingProxy start(Vertx vertx, String host, int port) throws Exception {
@@ -91,7 +96,7 @@ final class MysqlCountingProxy implements AutoCloseable {
     open.add(client);
     client.closeHandler(v -> open.remove(client));
     client.pause();
-    vertx.createNetClient().connect(port, host).onComplete(ar -> {
+    upstream.connect(port, host).onComplete(ar -> {
       if (ar.failed()) {
         client.close();
         return;
@@ -204,5 +209,6 @@ final class MysqlCountingProxy implements AutoCloseable {
   @Override
   public void close() throws Exception {
     server.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    upstream.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
   }
 }

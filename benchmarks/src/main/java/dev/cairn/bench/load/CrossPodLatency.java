@@ -127,6 +127,7 @@ public final class CrossPodLatency {
         + reqSeen.get() + " of " + total);
     System.out.println("  SSE (signal plane + feed read): " + sse.snapshot().describe() + ", received "
         + sseSeen.get() + " of " + total);
+    client.close(); // held until here: Vert.x 5 closes an unreachable client's sockets
     vertx.close();
     System.exit(reqSeen.get() == total && sseSeen.get() == total ? 0 : 1);
   }
