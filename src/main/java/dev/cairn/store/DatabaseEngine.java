@@ -44,6 +44,17 @@ import java.util.logging.Logger;
 public final class DatabaseEngine extends Supervised {
   private static final Logger LOG = Logger.getLogger(DatabaseEngine.class.getName());
   private static final long EXPIRY_SWEEP_MS = 60_000;
+  /**
+   * How often a tenant whose DB failed its last write is tried again (the NIP-40 sweep, for it alone) until
+   * one lands: {@code /readyz} says 503 meanwhile, and a pod out of its load balancer gets no write that
+   * could clear it, so waiting for the next full sweep kept it out up to a minute after its DB was back.
+   */
+  public static final long FAILED_DB_RETRY_MS = 2_000;
+  /**
+   * Free bytes a SQLite tenant's volume needs before a sweep clears its "storage full" error: the sweep's
+   * transaction writes nothing when nothing expired, so it commits on a full volume too.
+   */
+  static final long STORAGE_ROOM_BYTES = 64L << 20;
   /** The answer to work for a tenant this pod does not serve (any more): a runtime tenant removed meanwhile. */
   static final String UNKNOWN_TENANT = "this relay is not served here (removed or unknown tenant)";
 
@@ -102,6 +113,12 @@ public final class DatabaseEngine extends Supervised {
   private final Map<String, Long> lastWriteMs = new HashMap<>();
   /** Tenants whose last periodic DB write failed, with the error (written on the engine's context). */
   private final Map<String, String> dbErrors = new java.util.concurrent.ConcurrentHashMap<>();
+  /** Tenants whose last failed write met a full SQLite volume (engine's context only). */
+  private final java.util.Set<String> storageFull = new java.util.HashSet<>();
+  /** Tenants whose failed DB is being tried again now ({@link #retryFailedDbs}; engine's context only). */
+  private final java.util.Set<String> retrying = new java.util.HashSet<>();
+  /** Tenant -> the log of its failing sweeps, tried every {@link #FAILED_DB_RETRY_MS} while they fail. */
+  private final Map<String, RepeatedFailureLog> sweepFailures = new HashMap<>();
   /** Tenant -> the log of its failing group commits (engine's context only). */
   private final Map<String, RepeatedFailureLog> commitFailures = new HashMap<>();
   /** Repeats of a failing group commit are summed up at most this often. */
@@ -362,6 +379,7 @@ public final class DatabaseEngine extends Supervised {
           queryBudgetMillis, queryBudgetText, budgetExceeded));
       inbox = new Inbox<>(vertx, Addresses.DATABASE_ENGINE, DatabaseInbox.class, this::handle);
       vertx.setPeriodic(expirySweepMs, id -> sweepExpired());
+      vertx.setPeriodic(FAILED_DB_RETRY_MS, id -> retryFailedDbs());
       stores.values().forEach(TenantStore::afterWrite); // a new search index builds itself; an old one catches up
     });
   }
@@ -435,7 +453,9 @@ public final class DatabaseEngine extends Supervised {
     }
     lastWriteMs.remove(tenant);
     dbErrors.remove(tenant);
+    storageFull.remove(tenant);
     commitFailures.remove(tenant);
+    sweepFailures.remove(tenant);
     if (gone != null) {
       gone.close();
     }
@@ -570,10 +590,14 @@ public final class DatabaseEngine extends Supervised {
     if (out == null) {
       failures.failed(batch.size() + " event(s) refused", taken.failure(), System.currentTimeMillis());
       dbErrors.put(tenant, StoreException.reason(taken.failure())); // /readyz says so until a write lands
+      if (taken.failure() instanceof StorageFullException && store instanceof SqliteTenant) {
+        storageFull.add(tenant);
+      }
       return;
     }
     failures.succeeded(System.currentTimeMillis());
     dbErrors.remove(tenant);
+    storageFull.remove(tenant);
     lastWriteMs.put(tenant, System.currentTimeMillis());
     feed.afterCommit(tenant, out); // seed 003: after the commit and its PersistAck, never before
     if (out.results().stream().anyMatch(r -> r instanceof PersistResult.Stored)) {
@@ -648,26 +672,63 @@ public final class DatabaseEngine extends Supervised {
       if (target.mysql() && !lastWriteMs.containsKey(e.getKey())) {
         continue;
       }
-      if (e.getValue() instanceof MysqlTenant m) {
-        m.outbox().refreshBacklog(); // other pods settle this tenant's rows too: recount while it is awake
-      }
-      TenantStore store = e.getValue();
-      store.purgeExpired(now, 5000)
-          .onSuccess(removed -> {
-            if (!removed.isEmpty()) {
-              outboxWritten(e.getKey(), store);
-              store.afterWrite();
-            }
-            feed.afterPurge(e.getKey(), removed);
-          })
-          .onComplete(ar -> {
-            if (ar.succeeded()) {
-              dbErrors.remove(e.getKey());
-            } else {
-              dbErrors.put(e.getKey(), StoreException.reason(ar.cause()));
-            }
-          })
-          .onFailure(t -> LOG.log(Level.WARNING, "expiry sweep failed for tenant " + e.getKey(), t));
+      sweep(e.getKey(), e.getValue(), now);
     }
+  }
+
+  /**
+   * Tenants whose DB failed its last write, swept alone ({@link #FAILED_DB_RETRY_MS}): the first write that
+   * lands clears {@code /readyz}. One try at a time per tenant.
+   */
+  private void retryFailedDbs() {
+    long now = System.currentTimeMillis() / 1000;
+    for (String tenant : List.copyOf(dbErrors.keySet())) {
+      TenantStore store = stores.get(tenant);
+      if (store == null) {
+        dbErrors.remove(tenant); // removed meanwhile
+      } else if (retrying.add(tenant)) {
+        sweep(tenant, store, now).onComplete(ar -> retrying.remove(tenant));
+      }
+    }
+  }
+
+  /** A full SQLite volume's error is cleared once the volume has {@link #STORAGE_ROOM_BYTES} free again. */
+  private void clearWhenRoom(String tenant, Path dbFile) {
+    vertx.fileSystem().fsProps(dbFile.toString()).onSuccess(props -> {
+      if (props.usableSpace() >= STORAGE_ROOM_BYTES && storageFull.remove(tenant)) {
+        dbErrors.remove(tenant);
+        LOG.warning("tenant " + tenant + ": its volume has room again (" + (props.usableSpace() >> 20)
+            + " MiB free); ready for writes");
+      }
+    });
+  }
+
+  /** The NIP-40 sweep of one tenant; its outcome sets or clears the tenant's DB error ({@link #dbProblem}). */
+  private Future<List<Removal>> sweep(String tenant, TenantStore store, long now) {
+    if (store instanceof MysqlTenant m) {
+      m.outbox().refreshBacklog(); // other pods settle this tenant's rows too: recount while it is awake
+    }
+    return store.purgeExpired(now, 5000)
+        .onSuccess(removed -> {
+          if (!removed.isEmpty()) {
+            outboxWritten(tenant, store);
+            store.afterWrite();
+          }
+          feed.afterPurge(tenant, removed);
+        })
+        .onComplete(ar -> {
+          RepeatedFailureLog failures = sweepFailures.computeIfAbsent(tenant,
+              t -> new RepeatedFailureLog(LOG, Level.WARNING, "expiry sweep for tenant " + t, COMMIT_FAILURE_LOG_INTERVAL_MS));
+          if (ar.succeeded() && storageFull.contains(tenant) && store instanceof SqliteTenant s) {
+            failures.succeeded(System.currentTimeMillis());
+            clearWhenRoom(tenant, s.sqlite().file());
+          } else if (ar.succeeded()) {
+            dbErrors.remove(tenant);
+            failures.succeeded(System.currentTimeMillis());
+          } else {
+            dbErrors.put(tenant, StoreException.reason(ar.cause()));
+            failures.failed("its DB did not take the write", ar.cause(), System.currentTimeMillis());
+          }
+        });
   }
 }
