@@ -29,6 +29,22 @@ import org.junit.jupiter.api.Test;
 /** outbox.backend=nats against the real JetStream at 127.0.0.1:4222, one unique stream per test. */
 class NatsBackendTest {
 
+  /** A log handler that keeps every record in {@code into}. */
+  private static Handler capture(List<LogRecord> into) {
+    return new Handler() {
+      @Override
+      public void publish(LogRecord r) {
+        into.add(r);
+      }
+
+      @Override
+      public void flush() {}
+
+      @Override
+      public void close() {}
+    };
+  }
+
   private static List<String> publish(RelayClient client, EventSigner signer, int n, String word) throws Exception {
     List<String> ids = new ArrayList<>();
     for (int i = 0; i < n; i++) {
@@ -205,18 +221,7 @@ class NatsBackendTest {
   void aStalledBrokerIsOneFailureLoggedOnceAndItsRowsGoSoonAfter() throws Exception {
     EventSigner erin = EventSigner.random();
     List<LogRecord> records = new CopyOnWriteArrayList<>();
-    Handler capture = new Handler() {
-      @Override
-      public void publish(LogRecord r) {
-        records.add(r);
-      }
-
-      @Override
-      public void flush() {}
-
-      @Override
-      public void close() {}
-    };
+    Handler capture = capture(records);
     Logger logger = Logger.getLogger("dev.cairn.delivery.outbox.NatsRelay");
     logger.addHandler(capture);
     try (NatsSupport nats = new NatsSupport(); TcpProxy proxy = new TcpProxy(4222)) {
@@ -295,18 +300,7 @@ class NatsBackendTest {
   void aMessageThatKeepsFailingLogsEventExhaustedMaxDeliveries() throws Exception {
     EventSigner carol = EventSigner.random();
     List<LogRecord> records = new CopyOnWriteArrayList<>();
-    Handler capture = new Handler() {
-      @Override
-      public void publish(LogRecord r) {
-        records.add(r);
-      }
-
-      @Override
-      public void flush() {}
-
-      @Override
-      public void close() {}
-    };
+    Handler capture = capture(records);
     Logger logger = Logger.getLogger("dev.cairn.delivery.outbox.NatsHandlers");
     logger.addHandler(capture);
     try (NatsSupport nats = new NatsSupport(); FakeUpstream refusing = new FakeUpstream(true)) {
