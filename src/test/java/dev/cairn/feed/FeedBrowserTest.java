@@ -61,7 +61,17 @@ class FeedBrowserTest {
       // its singleton socket's directory (org.chromium.Chromium.*) goes in TMPDIR, and stayed in /tmp
       // after every run, as the browser is ended, not quit: in the profile, it goes with it
       chromium.environment().put("TMPDIR", profile.toString());
+      client = vertx.createWebSocketClient(new WebSocketClientOptions().setMaxMessageSize(16 << 20));
       process = chromium.start();
+      try {
+        connect(url);
+      } catch (Exception | Error e) {
+        close(); // chromium and its profile do not outlive a start that failed
+        throw e;
+      }
+    }
+
+    private void connect(String url) throws Exception {
       BufferedReader err = new BufferedReader(new InputStreamReader(process.getErrorStream(), StandardCharsets.UTF_8));
       String line;
       String endpoint = null;
@@ -78,7 +88,6 @@ class FeedBrowserTest {
       drain.start();
       URI browser = URI.create(endpoint);
       // should DevTools close a page's socket during the handshake anyway: list the targets again and retry
-      client = vertx.createWebSocketClient(new WebSocketClientOptions().setMaxMessageSize(16 << 20));
       for (int attempt = 1; ws == null; attempt++) {
         String pageWs = pageTarget(browser.getPort(), url);
         URI page = URI.create(pageWs);
