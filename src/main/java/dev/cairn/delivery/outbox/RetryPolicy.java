@@ -21,7 +21,10 @@ public final class RetryPolicy {
     return doubling(BASE, CAP, attempt);
   }
 
-  /** The deferral after the {@code streak}-th consecutive transport failure (1-based). */
+  /**
+   * The deferral of the {@code streak}-th round of consecutive transport failures (1-based): the batches
+   * that fail together during one round are one failure (NatsRelay.deferral).
+   */
   public static Duration outageBackoff(int streak) {
     return doubling(OUTAGE_BASE, OUTAGE_CAP, streak);
   }

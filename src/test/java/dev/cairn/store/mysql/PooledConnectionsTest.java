@@ -63,7 +63,10 @@ class PooledConnectionsTest extends MysqlTestBase {
         System.setErr(stderr);
         TestMysqlServer.await(pool.close());
       }
-      assertEquals("", printed.toString(StandardCharsets.UTF_8), "nothing printed to stderr");
+      // the reset's own trace, not any line another thread may print meanwhile
+      String out = printed.toString(StandardCharsets.UTF_8);
+      org.junit.jupiter.api.Assertions.assertFalse(out.contains("SocketException") || out.contains("Connection reset"),
+          "no stack trace of the reset printed to stderr: " + out);
     }
   }
 
