@@ -418,6 +418,14 @@ public final class SqliteTenantStore implements AutoCloseable {
     return closed ? 0 : checkpoints.run();
   }
 
+  /**
+   * Cuts the WAL file back to nothing, on the caller's thread, which is not the writer's: for a tenant
+   * that has gone quiet ({@link WalCheckpoints#cutBack}).
+   */
+  WalCheckpoints.Cut cutBackWal() {
+    return checkpoints.cutBack();
+  }
+
   /** Tests: the writer connection's {@code cache_size}, KiB ({@link WriterCache}). */
   int writerCacheKib() throws SQLException {
     writeLock.lock();

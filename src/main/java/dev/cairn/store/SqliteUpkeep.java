@@ -9,10 +9,10 @@ import java.util.logging.Logger;
 
 /**
  * The SQLite stores' background upkeep after writes, off the writer's thread: WAL checkpoints (one per
- * tenant at a time, shortly after writes, on the maintenance thread) and seed 000's {@code search}
- * handler (the NIP-50 index follows the outbox rows on the search thread). Both threads run at the
- * background priority ({@link ThreadPriority}): they may trail the writer. Used on the engine's event
- * loop only.
+ * tenant at a time, shortly after writes, on the maintenance thread), the WAL file cut back once a tenant
+ * is quiet (same thread), and seed 000's {@code search} handler (the NIP-50 index follows the outbox rows
+ * on the search thread). Both threads run at the background priority ({@link ThreadPriority}): they may
+ * trail the writer. Used on the engine's event loop only.
  */
 final class SqliteUpkeep {
   private static final Logger LOG = Logger.getLogger(SqliteUpkeep.class.getName());
@@ -31,6 +31,13 @@ final class SqliteUpkeep {
   private static final int SEARCH_STEP_ROWS = 8_000;
   private static final int SEARCH_STEPS_PER_RUN = 12; // ~100k rows a run, as 50 steps of 2,000 were
 
+  /**
+   * A tenant without a write for this long has its WAL file cut back to nothing ({@link
+   * WalCheckpoints#cutBack}): long enough that a tenant between two bursts keeps it (growing it again costs
+   * the writer), short enough that a burst's hundreds of MB go back to the volume soon after.
+   */
+  static final long QUIET_MS = 10_000;
+
   private final Vertx vertx;
   private final WorkerExecutor maintenance;
   private final WorkerExecutor searchPool;
@@ -38,10 +45,19 @@ final class SqliteUpkeep {
   private final Map<String, Boolean> checkpointing = new HashMap<>();
   /** Tenants the search indexer is on (true: run again after this run). */
   private final Map<String, Boolean> searching = new HashMap<>();
+  /** Stores written since their WAL was last found small or cut back: the time of their last write (ms). */
+  private final Map<SqliteTenantStore, Long> lastWrite = new HashMap<>();
+  private final long quietMs;
 
   SqliteUpkeep(Vertx vertx, String name, ThreadPriority priority) {
+    this(vertx, name, priority, QUIET_MS);
+  }
+
+  /** Tests: another quiet time than {@link #QUIET_MS}. */
+  SqliteUpkeep(Vertx vertx, String name, ThreadPriority priority, long quietMs) {
     this.vertx = vertx;
     this.priority = priority;
+    this.quietMs = quietMs;
     this.maintenance = vertx.createSharedWorkerExecutor("cairn-db-checkpoint-" + name, 1);
     this.searchPool = vertx.createSharedWorkerExecutor("cairn-search-" + name, 1);
   }
@@ -50,6 +66,41 @@ final class SqliteUpkeep {
   void afterWrite(SqliteTenantStore store) {
     searchSoon(store);
     checkpointSoon(store);
+    if (lastWrite.put(store, System.currentTimeMillis()) == null) {
+      vertx.setTimer(quietMs, id -> whenQuiet(store));
+    }
+  }
+
+  /** Once the tenant has had no write for {@link #quietMs}, cuts its WAL file back (again later if something was in the way). */
+  private void whenQuiet(SqliteTenantStore store) {
+    long last = lastWrite.get(store);
+    long quietFor = System.currentTimeMillis() - last;
+    if (quietFor < quietMs) {
+      vertx.setTimer(quietMs - quietFor, id -> whenQuiet(store));
+      return;
+    }
+    if (store.isClosed()) {
+      lastWrite.remove(store);
+      return;
+    }
+    String tenant = store.tenant();
+    maintenance.executeBlocking(() -> {
+      priority.background();
+      return store.cutBackWal();
+    }, false).onComplete(ar -> {
+      boolean writtenSince = lastWrite.get(store) != last;
+      if (ar.failed()) {
+        LOG.log(Level.WARNING, "cutting back the WAL file failed for tenant " + tenant, ar.cause());
+      } else if (ar.result().outcome() == WalCheckpoints.Outcome.DONE) {
+        LOG.info("tenant " + tenant + ": WAL file cut back from " + (ar.result().bytesBefore() >> 20)
+            + " MiB to nothing after " + quietMs + " ms without writes");
+      }
+      if (writtenSince || (ar.succeeded() && ar.result().outcome() == WalCheckpoints.Outcome.BLOCKED)) {
+        vertx.setTimer(quietMs, id -> whenQuiet(store));
+      } else {
+        lastWrite.remove(store);
+      }
+    });
   }
 
   void checkpointSoon(SqliteTenantStore store) {

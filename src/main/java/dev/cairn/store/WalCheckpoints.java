@@ -2,6 +2,7 @@ package dev.cairn.store;
 
 import java.io.IOException;
 import java.nio.channels.FileChannel;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.sql.Connection;
@@ -14,7 +15,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * The WAL checkpoints of one tenant's SQLite store (decision 0003): its checkpointer connection copies
  * committed WAL pages into the DB file off the writer's thread ({@link #run}, called by the store's
  * upkeep), and once the WAL is past its bound the writer finishes the copy between two transactions
- * ({@link #finishOnWriter}), so that the WAL starts over instead of growing for as long as writes go on.
+ * ({@link #finishOnWriter}), so that the WAL starts over instead of growing for as long as writes go on;
+ * once the tenant is quiet the file is cut back to nothing ({@link #cutBack}).
  */
 final class WalCheckpoints {
   /**
@@ -32,6 +34,8 @@ final class WalCheckpoints {
   private static final int HANDOVER_FRAMES = 512;
   private static final int HANDOVER_PASSES = 4;
   private static final String PASSIVE = "PRAGMA wal_checkpoint(PASSIVE)";
+  private static final int WAL_HEADER_BYTES = 32;
+  private static final int WAL_FRAME_HEADER_BYTES = 24;
 
   private final Path file;
   private final Connection checkpointer;
@@ -122,6 +126,63 @@ final class WalCheckpoints {
       restartDue = false; // the checkpointer's next run asks again
       writer.clear();
     }
+  }
+
+  /** What {@link #cutBack} did: the WAL file's size before it, and what it found. */
+  record Cut(long bytesBefore, Outcome outcome) {}
+
+  /** What {@link #cutBack} found. */
+  enum Outcome {
+    /** The WAL file held at most its restart bound: left as it is. */
+    SMALL,
+    /** The WAL file is empty now. */
+    DONE,
+    /** A transaction of the writer, or a reader on an older snapshot, was in the way: ask again later. */
+    BLOCKED
+  }
+
+  /**
+   * Cuts the WAL file back to nothing, for a tenant that has gone quiet ({@link SqliteUpkeep}). A busy
+   * tenant's WAL file keeps its high-water mark, hundreds of MB, since cutting it back at every restart
+   * cost the writer the file's new blocks again (decision 0003); once the writes stop, that is disk held
+   * for nothing for as long as the store is open, per tenant. A TRUNCATE checkpoint on the checkpointer's
+   * connection, which waits for nobody: it gives way to a writer's transaction and to any reader on an
+   * older snapshot. A file within the restart bound is left alone.
+   */
+  Cut cutBack() {
+    long before = walBytes();
+    if (closed || !lock.tryLock()) {
+      return new Cut(before, Outcome.BLOCKED);
+    }
+    try (Statement st = checkpointer.createStatement()) {
+      if (before <= restartBytes()) {
+        return new Cut(before, Outcome.SMALL);
+      }
+      st.execute("PRAGMA busy_timeout = 0");
+      try (ResultSet rs = st.executeQuery("PRAGMA wal_checkpoint(TRUNCATE)")) {
+        return new Cut(before, rs.next() && rs.getInt(1) == 0 ? Outcome.DONE : Outcome.BLOCKED);
+      } finally {
+        st.execute("PRAGMA busy_timeout = " + SqliteFiles.BUSY_TIMEOUT_MS);
+      }
+    } catch (SQLException e) {
+      throw new StoreException("cutting back the WAL failed on " + file, e);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** The WAL file's size now (0 when there is none). */
+  private long walBytes() {
+    try {
+      return Files.size(Path.of(file + "-wal"));
+    } catch (IOException e) {
+      return 0;
+    }
+  }
+
+  /** The WAL file's size at the restart bound: its header and {@code restartFrames} frames of 4 KiB pages. */
+  private long restartBytes() {
+    return WAL_HEADER_BYTES + (long) restartFrames * (SqliteFiles.PAGE_SIZE + WAL_FRAME_HEADER_BYTES);
   }
 
   /** Tests: WAL frames past which the writer finishes a checkpoint (default {@link #WAL_RESTART_FRAMES}). */
