@@ -45,7 +45,7 @@ final class SqliteUpkeep {
   private final Map<String, Boolean> checkpointing = new HashMap<>();
   /** Tenants the search indexer is on (true: run again after this run). */
   private final Map<String, Boolean> searching = new HashMap<>();
-  /** Stores written since their WAL was last found small or cut back: the time of their last write (ms). */
+  /** Stores written since their WAL was last found small or cut back: the time of their last write ({@link #nowMs}). */
   private final Map<SqliteTenantStore, Long> lastWrite = new HashMap<>();
   private final long quietMs;
 
@@ -66,7 +66,7 @@ final class SqliteUpkeep {
   void afterWrite(SqliteTenantStore store) {
     searchSoon(store);
     checkpointSoon(store);
-    if (lastWrite.put(store, System.currentTimeMillis()) == null) {
+    if (lastWrite.put(store, nowMs()) == null) {
       vertx.setTimer(quietMs, id -> whenQuiet(store));
     }
   }
@@ -74,7 +74,7 @@ final class SqliteUpkeep {
   /** Once the tenant has had no write for {@link #quietMs}, cuts its WAL file back (again later if something was in the way). */
   private void whenQuiet(SqliteTenantStore store) {
     long last = lastWrite.get(store);
-    long quietFor = System.currentTimeMillis() - last;
+    long quietFor = nowMs() - last;
     if (quietFor < quietMs) {
       vertx.setTimer(quietMs - quietFor, id -> whenQuiet(store));
       return;
@@ -88,7 +88,7 @@ final class SqliteUpkeep {
       priority.background();
       return store.cutBackWal();
     }, false).onComplete(ar -> {
-      boolean writtenSince = lastWrite.get(store) != last;
+      boolean writtenSince = lastWrite.get(store).longValue() != last;
       if (ar.failed()) {
         LOG.log(Level.WARNING, "cutting back the WAL file failed for tenant " + tenant, ar.cause());
       } else if (ar.result().outcome() == WalCheckpoints.Outcome.DONE) {
@@ -101,6 +101,11 @@ final class SqliteUpkeep {
         lastWrite.remove(store);
       }
     });
+  }
+
+  /** Milliseconds on the monotonic clock: a wall-clock step must not cut a WAL early or late. */
+  private static long nowMs() {
+    return System.nanoTime() / 1_000_000;
   }
 
   void checkpointSoon(SqliteTenantStore store) {

@@ -6,6 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import dev.cairn.nostr.Filter;
 import dev.cairn.nostr.NostrEvent;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -47,6 +52,19 @@ abstract class StoreTestBase {
 
   boolean present(String id) {
     return !q(Ev.ids(id)).isEmpty();
+  }
+
+  /** {@code PRAGMA quick_check} on a connection of its own: "ok", or SQLite's findings joined. */
+  static String quickCheck(Path file) throws Exception {
+    try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + file);
+        Statement st = c.createStatement();
+        ResultSet rs = st.executeQuery("PRAGMA quick_check")) {
+      List<String> findings = new ArrayList<>();
+      while (rs.next()) {
+        findings.add(rs.getString(1));
+      }
+      return String.join(" | ", findings);
+    }
   }
 
   static void assertDuplicate(String msg, PersistResult r) {

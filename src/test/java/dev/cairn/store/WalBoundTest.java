@@ -7,7 +7,6 @@ import dev.cairn.nostr.NostrEvent;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.util.ArrayList;
@@ -86,19 +85,6 @@ class WalBoundTest extends StoreTestBase {
         ResultSet rs = st.executeQuery("PRAGMA journal_size_limit")) {
       assertTrue(rs.next());
       assertEquals(512L << 20, rs.getLong(1));
-    }
-  }
-
-  /** {@code PRAGMA quick_check} on a new connection: "ok", or SQLite's findings joined. */
-  private static String quickCheck(Path file) throws Exception {
-    try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + file);
-        Statement st = c.createStatement();
-        ResultSet rs = st.executeQuery("PRAGMA quick_check")) {
-      List<String> findings = new ArrayList<>();
-      while (rs.next()) {
-        findings.add(rs.getString(1));
-      }
-      return String.join(" | ", findings);
     }
   }
 
