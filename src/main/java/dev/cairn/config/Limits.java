@@ -19,6 +19,8 @@ public record Limits(
     long createdAtUpper,
     long slowConsumerTimeoutMillis,
     long maxOutboundBytes,
+    /** {@code limits.max_outbound_messages}: messages waiting for all of one listener's WebSocket clients. */
+    long maxOutboundMessages,
     int negentropyMaxSessions,
     int negentropyMaxRecords,
     long negentropyMaxRecordsTotal,
@@ -46,6 +48,8 @@ public record Limits(
         j.getLong("created_at_upper"),
         Durations.parse("limits.slow_consumer_timeout", j.getString("slow_consumer_timeout")).toMillis(),
         positive("limits.max_outbound_bytes", j.getLong("max_outbound_bytes")),
+        // not in NIP-11: a relay-wide memory bound, see dev.cairn.network.OutboundBudget
+        positive("limits.max_outbound_messages", j.getLong("max_outbound_messages")),
         atLeast("limits.negentropy_max_sessions", j.getInteger("negentropy_max_sessions"), 1),
         atLeast("limits.negentropy_max_records", j.getInteger("negentropy_max_records"), 1),
         // not in NIP-11: a relay-wide memory bound, nothing a client can plan with

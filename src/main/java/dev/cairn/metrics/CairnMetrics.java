@@ -75,6 +75,11 @@ public final class CairnMetrics implements ChannelMetrics {
     meters.counter("cairn_live_remote_total", "tenant", tenant).increment();
   }
 
+  /** Messages queued for the WebSocket clients of listener {@code listener} (network/OutboundBudget). */
+  public AtomicLong outboundFramesQueued(int listener) {
+    return meters.gauge("cairn_outbound_messages_queued", "listener", Integer.toString(listener));
+  }
+
   /** A slow consumer closed ({@code kind}: ws or sse), CONTRACT section 7. */
   public void slowConsumerClosed(String kind) {
     meters.counter("cairn_slow_consumer_closed_total", "kind", kind).increment();

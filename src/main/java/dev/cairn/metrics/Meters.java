@@ -33,9 +33,14 @@ public final class Meters {
 
   /** A gauge {@code name{tenant}} backed by the returned value. */
   public AtomicLong tenantGauge(String name, String tenant) {
-    return gauges.computeIfAbsent(name + '|' + tenant, k -> {
+    return gauge(name, "tenant", tenant);
+  }
+
+  /** A gauge {@code name{tag=value}} backed by the returned value (the same one for the same name and tag). */
+  public AtomicLong gauge(String name, String tag, String value) {
+    return gauges.computeIfAbsent(name + '|' + tag + '|' + value, k -> {
       AtomicLong v = new AtomicLong();
-      Gauge.builder(name, v, AtomicLong::get).tag("tenant", tenant).register(registry);
+      Gauge.builder(name, v, AtomicLong::get).tag(tag, value).register(registry);
       return v;
     });
   }

@@ -59,6 +59,14 @@ final class Listener extends Supervised {
   static final long CLOSE_STALL_MS = 3_000;
   /** Bytes one socket may write per flush turn before the others (and every other task) get theirs. */
   static final long FLUSH_TURN_BYTES = 256 * 1024;
+  /**
+   * The most one {@link #flushDirty} run may take; the rest of the turn goes on after the event loop's
+   * next socket poll and the tasks queued meanwhile. With a thousand subscribers a whole turn writes up
+   * to a thousand sockets' worth (seconds on loopback, where a write also runs the receiver's TCP
+   * stack); every hop of an EVENT's way to its OK is a task on the same event loop, so each waited a
+   * whole turn and a publisher's OK took 12-15 s while the relay's threads were mostly idle (decision 0022).
+   */
+  static final long FLUSH_SLICE_NANOS = 2_000_000;
   /** A tenant's live figures, polled by its status page (below the tenant's path, like {@code /v1/events}). */
   static final String STATUS_JSON = "/status.json";
 
@@ -77,8 +85,12 @@ final class Listener extends Supervised {
   private final StatusFigures figures;
   /** By connection id, unboxed: looked up once per connection per delivery. */
   private final io.netty.util.collection.LongObjectHashMap<Socket> sockets = new io.netty.util.collection.LongObjectHashMap<>();
-  /** Sockets paused because network-manager gave no credit: resumed when the frames waiting for it are sent. */
-  private final Set<Socket> pausedForCredit = new HashSet<>();
+  /**
+   * Sockets paused because the relay has no room for their input: network-manager gave no credit, or
+   * the {@link OutboundBudget} is full. Resumed when both have room again.
+   */
+  private final Set<Socket> pausedForRoom = new HashSet<>();
+  private final OutboundBudget outbound;
   /**
    * Sockets with queued messages and room to write them, in the order they became dirty: served by
    * {@link #flushDirty}, a turn at a time. A socket is in it while {@code Socket.dirty} is set (an entry
@@ -86,6 +98,8 @@ final class Listener extends Supervised {
    */
   private final java.util.ArrayDeque<Socket> dirty = new java.util.ArrayDeque<>();
   private boolean flushScheduled;
+  /** Inside {@link #flushDirty}: sockets dirtied again wait for the next slice, after the next socket poll. */
+  private boolean flushing;
   /**
    * Sockets with replies queued during the delivery being handled ({@code Socket.replyDue}): written
    * and flushed once each when the delivery is done, so the OKs of one group commit leave in one
@@ -112,7 +126,7 @@ final class Listener extends Supervised {
     boolean dirty;
     /** Listed in {@code replyDue}. */
     boolean replyDue;
-    boolean pausedForCredit;
+    boolean pausedForRoom;
     boolean pausedForWrites;
     /** Its input is refused (an oversized or malformed message): what it still sends is dropped. */
     boolean inputClosed;
@@ -147,6 +161,7 @@ final class Listener extends Supervised {
     this.figures = new StatusFigures(metrics);
     this.index = index;
     this.ids = new ConnIds(index, incarnation);
+    this.outbound = new OutboundBudget(index, config.limits().maxOutboundMessages(), metrics.outboundFramesQueued(index));
     this.bind = bind;
     this.config = config;
     this.metrics = metrics;
@@ -159,7 +174,7 @@ final class Listener extends Supervised {
   @Override
   protected Future<?> startNode() {
     toManager = new OrderedSender<>(channels.open("listener->network-manager", Addresses.NETWORK_MANAGER));
-    toManager.onDrained(this::resumePausedForCredit);
+    toManager.onDrained(this::resumePausedForRoom);
     sse = new SseStreams(vertx, index, ids, config, metrics, channels);
     adminApi = new AdminApi(vertx, new Nip86Methods(admin));
     tenantsApi = new TenantsApi(config, context);
@@ -353,8 +368,8 @@ final class Listener extends Supervised {
       Socket gone = sockets.remove(connId);
       if (gone != null) {
         gone.cancelTimers(vertx);
-        gone.out.discard();
-        pausedForCredit.remove(gone);
+        discard(gone);
+        pausedForRoom.remove(gone);
       }
       up(null, new NetworkInbox.Gone(connId));
     });
@@ -404,24 +419,27 @@ final class Listener extends Supervised {
     up(s, new NetworkInbox.Frame(connId, bytes));
   }
 
-  /** Sends up in arrival order; without credit, pauses the socket that fed the message. */
+  /** Sends up in arrival order; without room for more, pauses the socket that fed the message. */
   private void up(Socket from, NetworkInbox msg) {
     toManager.send(msg);
-    if (toManager.backlogged() && from != null && !from.pausedForCredit) {
-      from.pausedForCredit = true;
-      pausedForCredit.add(from);
+    if ((toManager.backlogged() || outbound.full()) && from != null && !from.pausedForRoom) {
+      from.pausedForRoom = true;
+      pausedForRoom.add(from);
       from.ws.pause();
     }
   }
 
-  private void resumePausedForCredit() {
-    for (Socket s : pausedForCredit) {
-      s.pausedForCredit = false;
+  private void resumePausedForRoom() {
+    if (outbound.full() || toManager.backlogged()) {
+      return; // the other one resumes them
+    }
+    for (Socket s : pausedForRoom) {
+      s.pausedForRoom = false;
       if (!s.pausedForWrites) {
         s.ws.resume();
       }
     }
-    pausedForCredit.clear();
+    pausedForRoom.clear();
   }
 
   private void handle(ListenerInbox msg) {
@@ -431,15 +449,18 @@ final class Listener extends Supervised {
       byte[][] heads = d.heads();
       // Fan-out only queues here; the sockets are written a turn at a time (flushDirty), so replies
       // to other clients (OKs) and reads are never stuck behind a burst of deliveries.
+      int added = 0;
       for (int i = 0; i < conns.length; i++) {
         Socket s = sockets.get(conns[i]);
         if (s != null && !s.closing) {
           s.out.add(heads[i], event);
+          added++;
           if (i + 1 == conns.length || conns[i + 1] != conns[i]) {
             queued(conns[i], s, false);
           }
         }
       }
+      outbound.added(added);
     } else if (msg instanceof ListenerInbox.Write w) {
       Socket s = sockets.get(w.connId());
       if (s == null || s.closing) {
@@ -448,6 +469,7 @@ final class Listener extends Supervised {
       for (int i = 0; i < w.heads().length; i++) {
         s.out.add(w.heads()[i], w.events()[i]);
       }
+      outbound.added(w.heads().length);
       queued(w.connId(), s, true);
     } else if (msg instanceof ListenerInbox.SseWrite w) {
       sse.write(w);
@@ -500,7 +522,7 @@ final class Listener extends Supervised {
       s.dirty = true;
       dirty.add(s);
     }
-    if (!flushScheduled) {
+    if (!flushScheduled && !flushing) {
       flushScheduled = true;
       context.runOnContext(v -> flushDirty());
     }
@@ -508,7 +530,12 @@ final class Listener extends Supervised {
 
   /** Writes up to {@code budget} bytes for {@code s}; keeps it dirty when more waits and it is writable. */
   private void write(long connId, Socket s, long budget) {
-    if (s.out.drain(budget)) {
+    int before = s.out.queued();
+    boolean all = s.out.drain(budget);
+    if (outbound.removed(before - s.out.queued())) {
+      resumePausedForRoom();
+    }
+    if (all) {
       s.dirty = false;
       return;
     }
@@ -522,24 +549,54 @@ final class Listener extends Supervised {
     }
   }
 
-  /** One flush turn: each dirty socket gets up to {@link #FLUSH_TURN_BYTES}; the rest waits for the next turn. */
+  /**
+   * One flush turn, or its next slice: each dirty socket gets up to {@link #FLUSH_TURN_BYTES}, in the
+   * order they became dirty, for at most {@link #FLUSH_SLICE_NANOS}; the sockets left wait at the head
+   * of the queue for the next slice, after the tasks queued meanwhile (replies, the ingest path).
+   */
   private void flushDirty() {
     flushScheduled = false;
-    for (int n = dirty.size(); n > 0; n--) { // this turn: the sockets dirty now; re-dirtied ones go next turn
-      Socket s = dirty.poll();
-      if (!s.dirty) {
-        continue; // written out meanwhile, or stopped
+    flushing = true;
+    long deadline = System.nanoTime() + FLUSH_SLICE_NANOS;
+    try {
+      for (int n = dirty.size(); n > 0; n--) { // this turn: the sockets dirty now; re-dirtied ones go next turn
+        Socket s = dirty.poll();
+        if (!s.dirty) {
+          continue; // written out meanwhile, or stopped
+        }
+        s.dirty = false;
+        if (!s.closing && sockets.get(s.connId) == s) {
+          write(s.connId, s, FLUSH_TURN_BYTES);
+          if (n > 1 && System.nanoTime() - deadline >= 0) {
+            break;
+          }
+        }
       }
-      s.dirty = false;
-      if (!s.closing && sockets.get(s.connId) == s) {
-        write(s.connId, s, FLUSH_TURN_BYTES);
-      }
+    } finally {
+      flushing = false;
+    }
+    if (!dirty.isEmpty() && !flushScheduled) {
+      flushScheduled = true;
+      afterSocketReads(this::flushDirty);
     }
   }
 
   /**
+   * Runs {@code action} on this listener's context once the event loop has next polled its sockets.
+   * Netty runs queued tasks for up to a second before it polls again (its task quantum), so a flush
+   * that queued its own continuation kept the publishers' EVENTs unread for that long under fan-out
+   * overload; a task scheduled with no delay is only taken up after the next poll.
+   */
+  private void afterSocketReads(Runnable action) {
+    ((io.vertx.core.internal.ContextInternal) context).nettyEventLoop()
+        .schedule(() -> context.runOnContext(v -> action.run()), 0, java.util.concurrent.TimeUnit.NANOSECONDS);
+  }
+
+  /**
    * The socket is writable again: it is not stuck (its slow-consumer timer stops and it may send
-   * again), and what waits for it is written on.
+   * again), and what waits for it is written on in the next flush slice. Not here: Netty reports the
+   * sockets that became writable together, and a thousand subscribers each taking a turn's bytes in
+   * one go held the event loop for seconds.
    */
   private void drain(long connId, Socket s) {
     if (s.closing) {
@@ -551,11 +608,13 @@ final class Listener extends Supervised {
         vertx.cancelTimer(s.slowTimer);
         s.slowTimer = -1;
       }
-      if (!s.pausedForCredit) {
+      if (!s.pausedForRoom) {
         s.ws.resume();
       }
     }
-    write(connId, s, FLUSH_TURN_BYTES);
+    if (!s.out.idle()) {
+      markDirty(s);
+    }
   }
 
   /**
@@ -571,6 +630,15 @@ final class Listener extends Supervised {
         slowConsumer(s, "slow consumer: not reading for " + config.limits().slowConsumerTimeoutMillis() / 1000 + " s");
       }
     });
+  }
+
+  /** Drops what waits for {@code s} (it is closing or gone). */
+  private void discard(Socket s) {
+    int n = s.out.queued();
+    s.out.discard();
+    if (outbound.removed(n)) {
+      resumePausedForRoom();
+    }
   }
 
   /** Closes a client that cannot keep up: what waits for it is dropped now, the TCP connection follows. */
@@ -590,7 +658,7 @@ final class Listener extends Supervised {
     }
     s.closing = true;
     s.inputClosed = true;
-    s.out.discard();
+    discard(s);
     if (s.slowTimer >= 0) {
       vertx.cancelTimer(s.slowTimer);
       s.slowTimer = -1;

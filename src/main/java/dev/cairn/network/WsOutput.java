@@ -69,6 +69,11 @@ final class WsOutput {
     return buf == null ? 0 : buf.totalPendingWriteBytes();
   }
 
+  /** Messages waiting for the client. */
+  int queued() {
+    return queue.size();
+  }
+
   /** Payload bytes waiting for the client. */
   long queuedBytes() {
     return queue.bytes();

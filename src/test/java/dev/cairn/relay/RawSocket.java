@@ -161,6 +161,42 @@ public final class RawSocket implements AutoCloseable {
     return null;
   }
 
+  /**
+   * Reads the next server message (one unfragmented, unmasked text frame, as the relay sends them) and
+   * returns its text; null at the end of the stream.
+   */
+  public String readTextMessage(long timeoutMillis) throws IOException {
+    socket.setSoTimeout((int) timeoutMillis);
+    int b0 = in.read();
+    if (b0 < 0) {
+      return null;
+    }
+    long len = readFully(1)[0] & 0x7f;
+    if (len == 126) {
+      byte[] l = readFully(2);
+      len = ((l[0] & 0xff) << 8) | (l[1] & 0xff);
+    } else if (len == 127) {
+      len = java.nio.ByteBuffer.wrap(readFully(8)).getLong();
+    }
+    byte[] payload = readFully((int) len);
+    if ((b0 & 0x0f) != 0x1 || (b0 & 0x80) == 0) {
+      throw new IOException("not a whole text frame: opcode " + (b0 & 0x0f) + ", fin " + ((b0 & 0x80) != 0));
+    }
+    return new String(payload, StandardCharsets.UTF_8);
+  }
+
+  private byte[] readFully(int n) throws IOException {
+    byte[] b = new byte[n];
+    for (int off = 0; off < n; ) {
+      int r = in.read(b, off, n - off);
+      if (r < 0) {
+        throw new IOException("closed inside a frame");
+      }
+      off += r;
+    }
+    return b;
+  }
+
   @Override
   public void close() throws IOException {
     socket.close();
