@@ -48,7 +48,7 @@ public record Limits(
         j.getLong("created_at_upper"),
         Durations.parse("limits.slow_consumer_timeout", j.getString("slow_consumer_timeout")).toMillis(),
         positive("limits.max_outbound_bytes", j.getLong("max_outbound_bytes")),
-        // not in NIP-11: a relay-wide memory bound, see dev.cairn.network.OutboundBudget
+        // not in NIP-11: a memory bound per listener, see dev.cairn.network.OutboundBudget
         positive("limits.max_outbound_messages", j.getLong("max_outbound_messages")),
         atLeast("limits.negentropy_max_sessions", j.getInteger("negentropy_max_sessions"), 1),
         atLeast("limits.negentropy_max_records", j.getInteger("negentropy_max_records"), 1),

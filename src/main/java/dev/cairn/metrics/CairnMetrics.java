@@ -76,7 +76,7 @@ public final class CairnMetrics implements ChannelMetrics {
   }
 
   /** Messages queued for the WebSocket clients of listener {@code listener} (network/OutboundBudget). */
-  public AtomicLong outboundFramesQueued(int listener) {
+  public AtomicLong outboundMessagesQueued(int listener) {
     return meters.gauge("cairn_outbound_messages_queued", "listener", Integer.toString(listener));
   }
 

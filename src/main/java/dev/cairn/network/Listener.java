@@ -161,7 +161,7 @@ final class Listener extends Supervised {
     this.figures = new StatusFigures(metrics);
     this.index = index;
     this.ids = new ConnIds(index, incarnation);
-    this.outbound = new OutboundBudget(index, config.limits().maxOutboundMessages(), metrics.outboundFramesQueued(index));
+    this.outbound = new OutboundBudget(index, config.limits().maxOutboundMessages(), metrics.outboundMessagesQueued(index));
     this.bind = bind;
     this.config = config;
     this.metrics = metrics;

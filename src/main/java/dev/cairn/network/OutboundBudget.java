@@ -46,8 +46,8 @@ final class OutboundBudget {
     return full;
   }
 
-  void added(int frames) {
-    queued += frames;
+  void added(int messages) {
+    queued += messages;
     gauge.lazySet(queued);
     if (!full && queued > max) {
       full = true;
@@ -66,11 +66,11 @@ final class OutboundBudget {
   }
 
   /** Returns true when this removal ended a pause: the caller resumes the sockets it paused. */
-  boolean removed(int frames) {
-    if (frames == 0) {
+  boolean removed(int messages) {
+    if (messages == 0) {
       return false;
     }
-    queued -= frames;
+    queued -= messages;
     gauge.lazySet(queued);
     if (full && queued <= resumeAt) {
       full = false;

@@ -67,7 +67,7 @@ class OutboundBudgetTest {
       for (int i = oks; i < EVENTS; i++) {
         assertTrue(pub.awaitType("OK").getBoolean(2), "every EVENT was accepted once input resumed");
       }
-      assertFalse(relay.metrics().contains("cairn_slow_consumer_closed_total{kind=\"ws\"} 1"),
+      assertFalse(Pattern.compile("cairn_slow_consumer_closed_total\\{kind=\"ws\"} [1-9]").matcher(relay.metrics()).find(),
           "nobody was closed for the relay's own backlog");
     }
   }
