@@ -6,6 +6,8 @@ import io.vertx.core.json.JsonObject;
 public record Limits(
     int maxMessageLength,
     int maxSubscriptions,
+    /** {@code limits.queries_per_connection}: one connection's REQs and COUNTs on their way to the store at once. */
+    int queriesPerConnection,
     int maxFilters,
     int maxLimit,
     int defaultLimit,
@@ -35,6 +37,8 @@ public record Limits(
     return new Limits(
         j.getInteger("max_message_length"),
         j.getInteger("max_subscriptions"),
+        // not in NIP-11: more queries are not refused, they wait on their connection
+        atLeast("limits.queries_per_connection", j.getInteger("queries_per_connection"), 1),
         j.getInteger("max_filters"),
         j.getInteger("max_limit"),
         j.getInteger("default_limit"),

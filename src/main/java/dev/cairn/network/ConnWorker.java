@@ -21,6 +21,7 @@ import dev.cairn.metrics.CairnMetrics;
 import io.vertx.core.Future;
 import io.vertx.core.WorkerExecutor;
 import dev.cairn.store.StoredEvent;
+import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
@@ -55,6 +56,10 @@ final class ConnWorker extends Supervised {
     final String relayUrl;
     /** Open subscriptions: sub id -> its EVENT frame prefix, built once. */
     final Map<String, byte[]> subs = new HashMap<>(4);
+    /** REQs and COUNTs sent to network-manager and not answered yet: at most {@code limits.queries_per_connection}. */
+    int readsOut;
+    /** Those past that bound, in order (null while there are none). */
+    ArrayDeque<WaitingRead> readsWaiting;
     /** NIP-42: the challenge issued to this connection (null until needed) and who it proved to be. */
     String challenge;
     String authedPubkey;
@@ -137,7 +142,7 @@ final class ConnWorker extends Supervised {
       return;
     }
     if (msg instanceof ConnWorkerInbox.Detach d) {
-      conns.remove(d.connId());
+      dropWaitingReads(conns.remove(d.connId()));
       syncs.detach(d.connId());
       return;
     }
@@ -153,6 +158,10 @@ final class ConnWorker extends Supervised {
     ConnState c = conns.get(connId);
     if (c == null) {
       return;
+    }
+    if (msg instanceof ConnWorkerInbox.History || msg instanceof ConnWorkerInbox.Counted
+        || msg instanceof ConnWorkerInbox.Refused || msg instanceof ConnWorkerInbox.ReadDropped) {
+      readAnswered(c);
     }
     if (msg instanceof ConnWorkerInbox.Ok o) {
       write(connId, c, RelayMessages.ok(o.eventId(), o.accepted(), o.message()));
@@ -183,9 +192,18 @@ final class ConnWorker extends Supervised {
     } else if (msg instanceof ConnWorkerInbox.Counted n) {
       write(connId, c, RelayMessages.count(n.subId(), n.count()));
     } else if (msg instanceof ConnWorkerInbox.Refused r) {
-      c.subs.remove(r.subId());
-      write(connId, c, RelayMessages.closed(r.subId(), r.message()));
+      ended(connId, c, r.subId(), r.message());
+    } else if (msg instanceof ConnWorkerInbox.Ended e) {
+      ended(connId, c, e.subId(), e.message());
     }
+  }
+
+  /** CLOSED: the subscription is gone, unless a newer REQ with its id still waits to be sent. */
+  private void ended(long connId, ConnState c, String subId, String message) {
+    if (!waitingReq(c, subId)) {
+      c.subs.remove(subId);
+    }
+    write(connId, c, RelayMessages.closed(subId, message));
   }
 
   /**
@@ -259,6 +277,10 @@ final class ConnWorker extends Supervised {
       return a.connId();
     } else if (msg instanceof ConnWorkerInbox.Refused r) {
       return r.connId();
+    } else if (msg instanceof ConnWorkerInbox.Ended e) {
+      return e.connId();
+    } else if (msg instanceof ConnWorkerInbox.ReadDropped d) {
+      return d.connId();
     }
     throw new IllegalStateException("unexpected conn-worker message " + msg);
   }
@@ -291,6 +313,9 @@ final class ConnWorker extends Supervised {
     } else if (m instanceof ClientMessage.CountMessage cm) {
       subscribe(connId, c, cm.subId(), cm.filters(), true);
     } else if (m instanceof ClientMessage.CloseMessage close) {
+      if (c.readsWaiting != null) {
+        c.readsWaiting.removeIf(w -> w.isReq(close.subId()));
+      }
       if (c.subs.remove(close.subId()) != null) {
         toManager.send(new NetworkInbox.Unsubscribe(connId, close.subId()), inbox);
       }
@@ -395,6 +420,74 @@ final class ConnWorker extends Supervised {
       }
       c.subs.computeIfAbsent(subId, RelayMessages::eventPrefix);
     }
-    toManager.send(new NetworkInbox.Subscribe(connId, subId, filters, count), inbox);
+    read(connId, c, new NetworkInbox.Subscribe(connId, subId, filters, count));
+  }
+
+  /**
+   * Sends a REQ's or COUNT's read on when the connection has fewer than {@code limits.queries_per_connection}
+   * on their way, else it waits here for one of them to be answered. A client that sends hundreds of
+   * REQs at once then has a few in the store's turns at a time (dev.cairn.store.ReadTurns), and the rest
+   * cost nobody else anything: neither a place in a queue nor a credit of the channels every connection
+   * shares (were they held there, every socket would pause). Only a flood of COUNTs, which nothing else
+   * bounds, comes to hold credits.
+   */
+  private void read(long connId, ConnState c, NetworkInbox.Subscribe s) {
+    if (c.readsOut < limits.queriesPerConnection()) {
+      c.readsOut++;
+      toManager.send(s, inbox);
+      return;
+    }
+    if (c.readsWaiting == null) {
+      c.readsWaiting = new ArrayDeque<>(4);
+    }
+    if (!s.count()) {
+      // NIP-01: a REQ replaces the one with its id, at once: the older one ends now (its answer, if still
+      // to come, is dropped), and at most limits.max_subscriptions REQs wait
+      c.readsWaiting.removeIf(w -> w.isReq(s.subId()));
+      toManager.send(new NetworkInbox.Unsubscribe(connId, s.subId()), inbox);
+    } else if (c.readsWaiting.stream().filter(w -> w.read().count()).count() >= limits.maxSubscriptions()) {
+      // COUNTs have no such bound: past as many as REQs may wait, each keeps its frame's credit, so a
+      // flood of them pauses the sockets that feed this worker, as any full channel does
+      c.readsWaiting.add(new WaitingRead(s, inbox.hold()));
+      return;
+    }
+    c.readsWaiting.add(new WaitingRead(s, null));
+  }
+
+  /** One of the connection's reads was answered: the next waiting one goes on. */
+  private void readAnswered(ConnState c) {
+    c.readsOut--;
+    WaitingRead next = c.readsWaiting == null ? null : c.readsWaiting.poll();
+    if (next != null) {
+      c.readsOut++;
+      if (next.release() != null) {
+        toManager.send(next.read(), next.release());
+      } else {
+        toManager.send(next.read(), inbox);
+      }
+    }
+  }
+
+  /** A read waiting on its connection; {@code release} gives back its frame's credit (null: none kept). */
+  private record WaitingRead(NetworkInbox.Subscribe read, Runnable release) {
+    boolean isReq(String subId) {
+      return !read.count() && read.subId().equals(subId);
+    }
+  }
+
+  /** The connection is gone: the credits its waiting reads kept go back. */
+  private static void dropWaitingReads(ConnState c) {
+    if (c != null && c.readsWaiting != null) {
+      c.readsWaiting.forEach(w -> {
+        if (w.release() != null) {
+          w.release().run();
+        }
+      });
+      c.readsWaiting = null;
+    }
+  }
+
+  private static boolean waitingReq(ConnState c, String subId) {
+    return c.readsWaiting != null && c.readsWaiting.stream().anyMatch(w -> w.isReq(subId));
   }
 }

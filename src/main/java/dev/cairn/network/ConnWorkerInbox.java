@@ -29,7 +29,17 @@ public sealed interface ConnWorkerInbox extends TreeMessage {
 
   record Counted(long connId, String subId, long count) implements ConnWorkerInbox {}
 
+  /** A REQ's or COUNT's read answered with a refusal: CLOSED with {@code message}. */
   record Refused(long connId, String subId, String message) implements ConnWorkerInbox {}
+
+  /**
+   * A subscription network-manager ended on its own (CLOSED with {@code message}); not its read's answer,
+   * which network-manager drops when it comes ({@link ReadDropped}).
+   */
+  record Ended(long connId, String subId, String message) implements ConnWorkerInbox {}
+
+  /** A read whose answer network-manager dropped (its REQ closed, replaced or ended meanwhile): nothing to send. */
+  record ReadDropped(long connId) implements ConnWorkerInbox {}
 
   /** NIP-77: the items a NEG-OPEN's session reconciles against, or {@code error} to answer NEG-ERR with. */
   record SyncItemsRead(long connId, String subId, long session, VectorStorage items, String error)

@@ -395,7 +395,9 @@ public final class NetworkManager extends Supervised {
     }
     Subscription sub = registry.get(a.connId(), a.subId());
     if (sub == null || sub.serial != a.subSerial()) {
-      return; // closed or replaced by a newer REQ with the same id meanwhile
+      // closed, replaced by a newer REQ with the same id, or ended meanwhile: the worker counts its reads
+      out.channel().sendOwed(new ConnWorkerInbox.ReadDropped(a.connId()));
+      return;
     }
     if (a.error() != null) {
       metrics.subscriptions(c.tenant()).addAndGet(-registry.remove(a.connId(), a.subId()));
@@ -515,7 +517,7 @@ public final class NetworkManager extends Supervised {
       Conn c = conns.get(o.getKey());
       if (c != null) {
         metrics.subscriptions(c.tenant()).addAndGet(-registry.remove(o.getKey(), o.getValue()));
-        c.worker().sender.channel().sendOwed(new ConnWorkerInbox.Refused(o.getKey(), o.getValue(),
+        c.worker().sender.channel().sendOwed(new ConnWorkerInbox.Ended(o.getKey(), o.getValue(),
             "error: too many live events arrived before the stored ones were sent; please retry"));
       }
     }

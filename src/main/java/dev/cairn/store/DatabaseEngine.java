@@ -376,7 +376,10 @@ public final class DatabaseEngine extends Supervised {
         feed.notifyingOtherPods(signal::notify);
       }
       reads = new StoreReads(stores, toRoot, () -> inbox.hold(), new StoreReads.Limits(defaultLimit, maxLimit,
-          queryBudgetMillis, queryBudgetText, budgetExceeded));
+          queryBudgetMillis, queryBudgetText, budgetExceeded),
+          // SQLite: twice the reader threads, so a thread that finishes a read finds the next one queued
+          // instead of waiting for the engine's loop to start it
+          target.mysql() ? target.poolSize() : 2 * readers);
       inbox = new Inbox<>(vertx, Addresses.DATABASE_ENGINE, DatabaseInbox.class, this::handle);
       vertx.setPeriodic(expirySweepMs, id -> sweepExpired());
       vertx.setPeriodic(FAILED_DB_RETRY_MS, id -> retryFailedDbs());

@@ -30,12 +30,17 @@ final class StoreReads {
   /** The engine inbox's credit for the message being answered. */
   private final Supplier<Runnable> hold;
   private final Limits limits;
+  /** REQs' and COUNTs' reads, in turns across connections. */
+  private final ReadTurns turns;
 
-  StoreReads(Map<String, TenantStore> stores, BoundedChannel<RootInbox> toRoot, Supplier<Runnable> hold, Limits limits) {
+  /** {@code concurrency}: history reads started at once and not yet answered. */
+  StoreReads(Map<String, TenantStore> stores, BoundedChannel<RootInbox> toRoot, Supplier<Runnable> hold, Limits limits,
+      int concurrency) {
     this.stores = stores;
     this.toRoot = toRoot;
     this.hold = hold;
     this.limits = limits;
+    this.turns = new ReadTurns(concurrency);
   }
 
   /**
@@ -45,19 +50,24 @@ final class StoreReads {
   void query(DatabaseInbox.Query q) {
     Runnable release = hold.get();
     TenantStore store = stores.get(q.tenant());
-    long now = System.currentTimeMillis() / 1000;
     if (store == null) { // a runtime tenant removed while its client was connected
       release.run();
       toRoot.sendOwed(new RootInbox.HistoryDone(q.connId(), q.subId(), q.subSerial(), q.count(), List.of(), 0,
           "error: " + DatabaseEngine.UNKNOWN_TENANT));
       return;
     }
+    turns.run(q.connId(), () -> answer(q, store, release));
+  }
+
+  /** Runs {@code q} on {@code store} and answers it; the future completes with the answer. */
+  private Future<RootInbox.HistoryDone> answer(DatabaseInbox.Query q, TenantStore store, Runnable release) {
+    long now = System.currentTimeMillis() / 1000;
     Future<RootInbox.HistoryDone> answer = q.count()
         ? store.count(q.filters(), q.seqBelow(), now, limits.budgetMillis())
             .map(n -> new RootInbox.HistoryDone(q.connId(), q.subId(), q.subSerial(), true, List.of(), n, null))
         : store.query(q.filters(), q.seqBelow(), limits.defaultLimit(), limits.maxLimit(), now, limits.budgetMillis())
             .map(events -> new RootInbox.HistoryDone(q.connId(), q.subId(), q.subSerial(), false, events, 0, null));
-    answer.onComplete(ar -> {
+    return answer.onComplete(ar -> {
       release.run();
       if (ar.succeeded()) {
         toRoot.sendOwed(ar.result());
