@@ -62,11 +62,16 @@ final class StoreReads {
   /** Runs {@code q} on {@code store} and answers it; the future completes with the answer. */
   private Future<RootInbox.HistoryDone> answer(DatabaseInbox.Query q, TenantStore store, Runnable release) {
     long now = System.currentTimeMillis() / 1000;
-    Future<RootInbox.HistoryDone> answer = q.count()
-        ? store.count(q.filters(), q.seqBelow(), now, limits.budgetMillis())
-            .map(n -> new RootInbox.HistoryDone(q.connId(), q.subId(), q.subSerial(), true, List.of(), n, null))
-        : store.query(q.filters(), q.seqBelow(), limits.defaultLimit(), limits.maxLimit(), now, limits.budgetMillis())
-            .map(events -> new RootInbox.HistoryDone(q.connId(), q.subId(), q.subSerial(), false, events, 0, null));
+    Future<RootInbox.HistoryDone> answer;
+    try {
+      answer = q.count()
+          ? store.count(q.filters(), q.seqBelow(), now, limits.budgetMillis())
+              .map(n -> new RootInbox.HistoryDone(q.connId(), q.subId(), q.subSerial(), true, List.of(), n, null))
+          : store.query(q.filters(), q.seqBelow(), limits.defaultLimit(), limits.maxLimit(), now, limits.budgetMillis())
+              .map(events -> new RootInbox.HistoryDone(q.connId(), q.subId(), q.subSerial(), false, events, 0, null));
+    } catch (RuntimeException e) { // answered like a failed read: the credit goes back, the client gets CLOSED
+      answer = Future.failedFuture(e);
+    }
     return answer.onComplete(ar -> {
       release.run();
       if (ar.succeeded()) {

@@ -81,6 +81,16 @@ class ConfigTest {
   }
 
   @Test
+  void queriesPerConnectionIsAtLeastOne() {
+    assertEquals(8, ConfigLoader.load(null, Map.of()).limits().queriesPerConnection());
+    assertEquals(2, ConfigLoader.load(null, Map.of("CAIRN_LIMITS_QUERIES_PER_CONNECTION", "2")).limits()
+        .queriesPerConnection());
+    ConfigException zero = assertThrows(ConfigException.class,
+        () -> ConfigLoader.load(null, Map.of("CAIRN_LIMITS_QUERIES_PER_CONNECTION", "0")));
+    assertTrue(zero.getMessage().contains("limits.queries_per_connection must be at least 1"), zero.getMessage());
+  }
+
+  @Test
   void startupWarmupIsADurationOfAtMostAMinute() {
     assertEquals(java.time.Duration.ofSeconds(6), ConfigLoader.load(null, Map.of()).startupWarmup());
     assertTrue(ConfigLoader.load(null, Map.of("CAIRN_STARTUP_WARMUP", "0s")).startupWarmup().isZero());
