@@ -23,6 +23,8 @@ public record Limits(
     long maxOutboundBytes,
     /** {@code limits.max_outbound_messages}: messages waiting for all of one listener's WebSocket clients. */
     long maxOutboundMessages,
+    /** {@code limits.max_queued_answer_bytes}: answers waiting for all of one listener's WebSocket clients. */
+    long maxQueuedAnswerBytes,
     int negentropyMaxSessions,
     int negentropyMaxRecords,
     long negentropyMaxRecordsTotal,
@@ -54,6 +56,8 @@ public record Limits(
         positive("limits.max_outbound_bytes", j.getLong("max_outbound_bytes")),
         // not in NIP-11: a memory bound per listener, see dev.cairn.network.OutboundBudget
         positive("limits.max_outbound_messages", j.getLong("max_outbound_messages")),
+        // not in NIP-11: a memory bound per listener, see dev.cairn.network.AnswerBudget
+        positive("limits.max_queued_answer_bytes", j.getLong("max_queued_answer_bytes")),
         atLeast("limits.negentropy_max_sessions", j.getInteger("negentropy_max_sessions"), 1),
         atLeast("limits.negentropy_max_records", j.getInteger("negentropy_max_records"), 1),
         // not in NIP-11: a relay-wide memory bound, nothing a client can plan with

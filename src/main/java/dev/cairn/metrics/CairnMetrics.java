@@ -80,6 +80,11 @@ public final class CairnMetrics implements ChannelMetrics {
     return meters.gauge("cairn_outbound_messages_queued", "listener", Integer.toString(listener));
   }
 
+  /** Answer bytes (history events, replies) waiting for one listener's WebSocket clients. */
+  public AtomicLong outboundAnswerBytesQueued(int listener) {
+    return meters.gauge("cairn_outbound_answer_bytes_queued", "listener", Integer.toString(listener));
+  }
+
   /** A slow consumer closed ({@code kind}: ws or sse), CONTRACT section 7. */
   public void slowConsumerClosed(String kind) {
     meters.counter("cairn_slow_consumer_closed_total", "kind", kind).increment();

@@ -60,6 +60,8 @@ final class ConnWorker extends Supervised {
     int readsOut;
     /** Those past that bound, in order (null while there are none). */
     ArrayDeque<WaitingRead> readsWaiting;
+    /** The client does not read its answers (its listener said so): none of its waiting reads goes on. */
+    boolean stalled;
     /** NIP-42: the challenge issued to this connection (null until needed) and who it proved to be. */
     String challenge;
     String authedPubkey;
@@ -144,6 +146,14 @@ final class ConnWorker extends Supervised {
     if (msg instanceof ConnWorkerInbox.Detach d) {
       dropWaitingReads(conns.remove(d.connId()));
       syncs.detach(d.connId());
+      return;
+    }
+    if (msg instanceof ConnWorkerInbox.Stalled st) {
+      ConnState c = conns.get(st.connId());
+      if (c != null) {
+        c.stalled = st.stalled();
+        sendWaitingReads(c);
+      }
       return;
     }
     if (msg instanceof ConnWorkerInbox.SyncItemsRead r) {
@@ -425,14 +435,14 @@ final class ConnWorker extends Supervised {
 
   /**
    * Sends a REQ's or COUNT's read on when the connection has fewer than {@code limits.queries_per_connection}
-   * on their way, else it waits here for one of them to be answered. A client that sends hundreds of
+   * on their way and its client reads ({@link #mayRead}), else it waits here for one of them to be answered. A client that sends hundreds of
    * REQs at once then has a few in the store's turns at a time (dev.cairn.store.ReadTurns), and the rest
    * cost nobody else anything: neither a place in a queue nor a credit of the channels every connection
    * shares (were they held there, every socket would pause). Only a flood of COUNTs, which nothing else
    * bounds, comes to hold credits.
    */
   private void read(long connId, ConnState c, NetworkInbox.Subscribe s) {
-    if (c.readsOut < limits.queriesPerConnection()) {
+    if (mayRead(c)) {
       c.readsOut++;
       toManager.send(s, inbox);
       return;
@@ -454,11 +464,27 @@ final class ConnWorker extends Supervised {
     c.readsWaiting.add(new WaitingRead(s, null));
   }
 
-  /** One of the connection's reads was answered: the next waiting one goes on. */
+  /** One of the connection's reads was answered: the next waiting one may go on. */
   private void readAnswered(ConnState c) {
     c.readsOut--;
-    WaitingRead next = c.readsWaiting == null ? null : c.readsWaiting.poll();
-    if (next != null) {
+    sendWaitingReads(c);
+  }
+
+  /**
+   * A read goes on while fewer than {@code limits.queries_per_connection} are on their way and the
+   * client reads what it is sent. One that does not (its socket full while answers still came: the
+   * listener's {@code Stalled}) gets no more reads run until it reads again: what it queued is its
+   * answers so far, not every answer it asked for (up to {@code limits.max_outbound_bytes} each, were
+   * they all read, which twenty such clients turned into 1.4 GB), and the store spends no turns on it.
+   */
+  private boolean mayRead(ConnState c) {
+    return !c.stalled && c.readsOut < limits.queriesPerConnection();
+  }
+
+  /** Sends on the waiting reads the connection may have on their way now, in order. */
+  private void sendWaitingReads(ConnState c) {
+    while (c.readsWaiting != null && !c.readsWaiting.isEmpty() && mayRead(c)) {
+      WaitingRead next = c.readsWaiting.poll();
       c.readsOut++;
       if (next.release() != null) {
         toManager.send(next.read(), next.release());

@@ -11,6 +11,12 @@ public sealed interface ConnWorkerInbox extends TreeMessage {
 
   record Detach(long connId) implements ConnWorkerInbox {}
 
+  /**
+   * The client does not read what it is sent (its socket is full while answers still come), or reads
+   * again: while it is stalled none of its waiting queries goes to the store.
+   */
+  record Stalled(long connId, boolean stalled) implements ConnWorkerInbox {}
+
   /** A message the listener could not pass on as text: answered with a NOTICE, closed when {@code closeCode > 0}. */
   record BadFrame(long connId, String notice, short closeCode) implements ConnWorkerInbox {}
 

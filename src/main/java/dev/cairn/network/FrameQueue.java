@@ -13,6 +13,9 @@ package dev.cairn.network;
  * overload is the whole overload. Segments start small (an OK or two is the common case), grow to
  * {@link #MAX_SEGMENT} entries (4 KB of references per array), and each is dropped as soon as it has been
  * sent: what a queue holds follows what waits, and an idle connection holds none.
+ *
+ * <p>A message is this connection's own (an answer to it: history events, OK, EOSE, ...) or shared (a
+ * fan-out delivery); {@link #ownBytes} counts the own ones, which only this queue keeps alive.
  */
 final class FrameQueue {
   private static final int FIRST_SEGMENT = 16;
@@ -22,6 +25,7 @@ final class FrameQueue {
   private static final class Segment {
     final byte[][] heads;
     final byte[][] events;
+    final boolean[] own;
     int start;
     int end;
     Segment next;
@@ -29,6 +33,7 @@ final class FrameQueue {
     Segment(int capacity) {
       heads = new byte[capacity][];
       events = new byte[capacity][];
+      own = new boolean[capacity];
     }
   }
 
@@ -36,6 +41,7 @@ final class FrameQueue {
   private Segment last;
   private int size;
   private long bytes;
+  private long ownBytes;
 
   boolean isEmpty() {
     return size == 0;
@@ -50,6 +56,11 @@ final class FrameQueue {
     return bytes;
   }
 
+  /** The payload bytes of the queued messages that are this connection's own (not shared deliveries). */
+  long ownBytes() {
+    return ownBytes;
+  }
+
   /** Segments held (for tests: a sent segment is dropped at once). */
   int segments() {
     int n = 0;
@@ -59,7 +70,8 @@ final class FrameQueue {
     return n;
   }
 
-  void add(byte[] head, byte[] event) {
+  /** Queues a message; {@code own}: this connection's alone, not an event shared with other subscribers. */
+  void add(byte[] head, byte[] event, boolean own) {
     Segment s = last;
     if (s == null) {
       s = first = last = new Segment(FIRST_SEGMENT);
@@ -69,9 +81,14 @@ final class FrameQueue {
     }
     s.heads[s.end] = head;
     s.events[s.end] = event;
+    s.own[s.end] = own;
     s.end++;
     size++;
-    bytes += payloadLength(head, event);
+    int length = payloadLength(head, event);
+    bytes += length;
+    if (own) {
+      ownBytes += length;
+    }
   }
 
   byte[] headAt0() {
@@ -84,7 +101,11 @@ final class FrameQueue {
 
   void removeFirst() {
     Segment s = first;
-    bytes -= payloadLength(s.heads[s.start], s.events[s.start]);
+    int length = payloadLength(s.heads[s.start], s.events[s.start]);
+    bytes -= length;
+    if (s.own[s.start]) {
+      ownBytes -= length;
+    }
     s.heads[s.start] = null;
     s.events[s.start] = null;
     s.start++;
@@ -100,6 +121,7 @@ final class FrameQueue {
     last = null;
     size = 0;
     bytes = 0;
+    ownBytes = 0;
   }
 
   static int payloadLength(byte[] head, byte[] event) {

@@ -106,6 +106,11 @@ final class Listener extends Supervised {
    * write per connection, not a system call each.
    */
   private final java.util.ArrayDeque<Socket> replyDue = new java.util.ArrayDeque<>();
+  /** Sockets paused for writes: the clients the answer budget may close. */
+  private final Set<Socket> pausedForWrites = new HashSet<>();
+  private final AnswerBudget answers;
+  /** A later look for a client to close over the answer budget, when none had stalled long enough yet. */
+  private long shedTimer = -1;
   private final SocketFootprint footprint = new SocketFootprint();
   private OrderedSender<NetworkInbox> toManager;
   private HttpServer server;
@@ -128,6 +133,10 @@ final class Listener extends Supervised {
     boolean replyDue;
     boolean pausedForRoom;
     boolean pausedForWrites;
+    /** When the pause for writes began (System.nanoTime). */
+    long pausedForWritesAt;
+    /** Network-manager was told that its client stalls ({@link NetworkInbox.Stalled}), during this pause for writes. */
+    boolean toldStalled;
     /** Its input is refused (an oversized or malformed message): what it still sends is dropped. */
     boolean inputClosed;
     /** Closing: nothing more is queued for it. */
@@ -162,6 +171,7 @@ final class Listener extends Supervised {
     this.index = index;
     this.ids = new ConnIds(index, incarnation);
     this.outbound = new OutboundBudget(index, config.limits().maxOutboundMessages(), metrics.outboundMessagesQueued(index));
+    this.answers = new AnswerBudget(config.limits().maxQueuedAnswerBytes(), metrics.outboundAnswerBytesQueued(index));
     this.bind = bind;
     this.config = config;
     this.metrics = metrics;
@@ -370,6 +380,7 @@ final class Listener extends Supervised {
         gone.cancelTimers(vertx);
         discard(gone);
         pausedForRoom.remove(gone);
+        pausedForWrites.remove(gone);
       }
       up(null, new NetworkInbox.Gone(connId));
     });
@@ -453,7 +464,7 @@ final class Listener extends Supervised {
       for (int i = 0; i < conns.length; i++) {
         Socket s = sockets.get(conns[i]);
         if (s != null && !s.closing) {
-          s.out.add(heads[i], event);
+          s.out.add(heads[i], event, false);
           added++;
           if (i + 1 == conns.length || conns[i + 1] != conns[i]) {
             queued(conns[i], s, false);
@@ -466,11 +477,16 @@ final class Listener extends Supervised {
       if (s == null || s.closing) {
         return;
       }
+      long own = s.out.ownBytes();
       for (int i = 0; i < w.heads().length; i++) {
-        s.out.add(w.heads()[i], w.events()[i]);
+        s.out.add(w.heads()[i], w.events()[i], true);
       }
+      answers.changed(s.out.ownBytes() - own);
       outbound.added(w.heads().length);
       queued(w.connId(), s, true);
+      if (answers.over()) {
+        closeStalledOverAnswerBudget();
+      }
     } else if (msg instanceof ListenerInbox.SseWrite w) {
       sse.write(w);
     } else if (msg instanceof ListenerInbox.Close c) {
@@ -512,6 +528,12 @@ final class Listener extends Supervised {
         s.replyDue = false;
         if (!s.closing && sockets.get(s.connId) == s) {
           write(s.connId, s, FLUSH_TURN_BYTES);
+          if (s.pausedForWrites && !s.toldStalled && !s.closing) {
+            // Answers still come for a client that does not read: its queries wait until it does. Said
+            // only for replies, so the fan-out's subscribers pausing and resuming cost network-manager nothing.
+            s.toldStalled = true;
+            toManager.send(new NetworkInbox.Stalled(s.connId, true));
+          }
         }
       }
     }
@@ -531,7 +553,9 @@ final class Listener extends Supervised {
   /** Writes up to {@code budget} bytes for {@code s}; keeps it dirty when more waits and it is writable. */
   private void write(long connId, Socket s, long budget) {
     int before = s.out.queued();
+    long own = s.out.ownBytes();
     boolean all = s.out.drain(budget);
+    answers.changed(s.out.ownBytes() - own);
     if (outbound.removed(before - s.out.queued())) {
       resumePausedForRoom();
     }
@@ -604,6 +628,11 @@ final class Listener extends Supervised {
     }
     if (s.pausedForWrites) {
       s.pausedForWrites = false;
+      pausedForWrites.remove(s);
+      if (s.toldStalled) {
+        s.toldStalled = false;
+        toManager.send(new NetworkInbox.Stalled(connId, false));
+      }
       if (s.slowTimer >= 0) {
         vertx.cancelTimer(s.slowTimer);
         s.slowTimer = -1;
@@ -623,6 +652,8 @@ final class Listener extends Supervised {
    */
   private void slowReader(long connId, Socket s) {
     s.pausedForWrites = true;
+    s.pausedForWritesAt = System.nanoTime();
+    pausedForWrites.add(s);
     s.ws.pause();
     s.slowTimer = vertx.setTimer(config.limits().slowConsumerTimeoutMillis(), id -> {
       s.slowTimer = -1;
@@ -635,9 +666,43 @@ final class Listener extends Supervised {
   /** Drops what waits for {@code s} (it is closing or gone). */
   private void discard(Socket s) {
     int n = s.out.queued();
+    answers.changed(-s.out.ownBytes());
     s.out.discard();
     if (outbound.removed(n)) {
       resumePausedForRoom();
+    }
+  }
+
+  /**
+   * Over {@code limits.max_queued_answer_bytes}: closes the clients holding the most answers among those
+   * whose sockets have been full for {@link AnswerBudget#STALL_MILLIS} (they read nothing meanwhile),
+   * until back under. When none has yet, looks again once one may have: a client that reads is never
+   * closed for the budget, and memory stays over it while such clients take their answers.
+   */
+  private void closeStalledOverAnswerBudget() {
+    if (shedTimer >= 0) {
+      return; // none could be closed a moment ago: the timer looks again
+    }
+    long stalledBefore = System.nanoTime() - AnswerBudget.STALL_MILLIS * 1_000_000L;
+    while (answers.over()) {
+      Socket most = null;
+      for (Socket s : pausedForWrites) {
+        if (!s.closing && s.pausedForWritesAt - stalledBefore <= 0 && s.out.ownBytes() > 0
+            && (most == null || s.out.ownBytes() > most.out.ownBytes())) {
+          most = s;
+        }
+      }
+      if (most == null) {
+        shedTimer = vertx.setTimer(AnswerBudget.STALL_MILLIS / 4, id -> {
+          shedTimer = -1;
+          if (answers.over()) {
+            closeStalledOverAnswerBudget();
+          }
+        });
+        return;
+      }
+      slowConsumer(most, "slow consumer: not reading its answers while more than " + answers.max()
+          + " bytes of answers wait for this relay's clients");
     }
   }
 
@@ -658,6 +723,7 @@ final class Listener extends Supervised {
     }
     s.closing = true;
     s.inputClosed = true;
+    pausedForWrites.remove(s);
     discard(s);
     if (s.slowTimer >= 0) {
       vertx.cancelTimer(s.slowTimer);

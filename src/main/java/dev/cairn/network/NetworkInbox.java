@@ -21,6 +21,12 @@ public sealed interface NetworkInbox extends TreeMessage {
 
   record Gone(long connId) implements NetworkInbox {}
 
+  /**
+   * Answers came for a client whose socket is full ({@code stalled}), or it has read them since: its
+   * conn-worker starts none of its waiting queries meanwhile (see {@link ConnWorkerInbox.Stalled}).
+   */
+  record Stalled(long connId, boolean stalled) implements NetworkInbox {}
+
   // from a conn-worker
   record Publish(long connId, NostrEvent event, String authedPubkey) implements NetworkInbox {}
 

@@ -278,6 +278,11 @@ public final class NetworkManager extends Supervised {
       if (c != null) {
         c.worker().sender.send(new ConnWorkerInbox.BadFrame(b.connId(), b.notice(), b.closeCode()), inbox);
       }
+    } else if (msg instanceof NetworkInbox.Stalled st) {
+      Conn c = conns.get(st.connId());
+      if (c != null) {
+        c.worker().sender.send(new ConnWorkerInbox.Stalled(st.connId(), st.stalled()), inbox);
+      }
     } else if (msg instanceof NetworkInbox.Dispatch d) {
       if (bus != null) {
         bus.publish(d.tenant(), d.seq(), d.event().json()); // never waits: other pods catch up what NATS loses

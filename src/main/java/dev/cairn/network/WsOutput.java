@@ -54,8 +54,8 @@ final class WsOutput {
   }
 
   /** Queues one message (see {@link FrameQueue}); call {@link #drain} after a batch. */
-  void add(byte[] head, byte[] event) {
-    queue.add(head, event);
+  void add(byte[] head, byte[] event, boolean own) {
+    queue.add(head, event, own);
   }
 
   /** True when the socket would take more now. */
@@ -77,6 +77,11 @@ final class WsOutput {
   /** Payload bytes waiting for the client. */
   long queuedBytes() {
     return queue.bytes();
+  }
+
+  /** Payload bytes waiting that are this connection's own (answers, not shared deliveries). */
+  long ownBytes() {
+    return queue.ownBytes();
   }
 
   boolean idle() {

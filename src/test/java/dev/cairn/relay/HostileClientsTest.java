@@ -104,6 +104,39 @@ class HostileClientsTest {
   }
 
   @Test
+  void aClientThatReadsNoneOfItsAnswersIsClosedOverTheListenersAnswerBudget() throws Exception {
+    JsonObject config = limits("60s", 64L << 20);
+    config.getJsonObject("limits").put("max_queued_answer_bytes", 4L << 20);
+    try (TestRelay relay = TestRelay.start(config, Map.of()); RelayClient pub = relay.connect()) {
+      publishBig(pub, 300); // ~4 MB in each REQ's answer
+      try (RawSocket hog = RawSocket.webSocket(relay.port(), "/"); RelayClient reader = relay.connect()) {
+        for (int i = 0; i < 8; i++) {
+          hog.sendText("[\"REQ\",\"h" + i + "\",{\"kinds\":[1]}]");
+        }
+        for (int i = 0; i < 3; i++) {
+          reader.req("r" + i, new JsonObject().put("kinds", new JsonArray().add(1)));
+        }
+        // over the 4 MiB budget too while it reads, but it reads: it gets every answer in full
+        Map<String, Integer> events = new java.util.HashMap<>();
+        for (int eose = 0; eose < 3; ) {
+          JsonArray f = reader.await(x -> true);
+          if ("EOSE".equals(f.getString(0))) {
+            eose++;
+            assertEquals(300, events.get(f.getString(1)), "every event before the EOSE of " + f.getString(1));
+          } else {
+            events.merge(f.getString(1), 1, Integer::sum);
+          }
+        }
+        // the one that reads nothing is closed a second or so after its socket filled, not at the 60 s timeout
+        awaitCounter(relay, "ws", 10_000);
+        assertTrue(hog.readToEof(10_000) >= 0, "the client that read nothing was cut off");
+        assertTrue(!reader.isClosed(), "the client that reads is not closed for the budget");
+        assertEquals(1.0, slowConsumersClosed(relay, "ws"), "only the client that read nothing was closed");
+      }
+    }
+  }
+
+  @Test
   void aPausedSseReaderIsCutOffAtTheTimeout() throws Exception {
     try (TestRelay relay = TestRelay.start(limits("2s", 64L << 20), Map.of());
         RawSocket paused = RawSocket.eventStream(relay.port(), "/v1/events");
@@ -160,15 +193,19 @@ class HostileClientsTest {
   }
 
   private static void awaitCounter(TestRelay relay, String kind, long millis) throws InterruptedException {
-    Pattern p = Pattern.compile("cairn_slow_consumer_closed_total\\{kind=\"" + kind + "\"} ([0-9.E]+)");
     long deadline = System.currentTimeMillis() + millis;
     while (System.currentTimeMillis() < deadline) {
-      Matcher m = p.matcher(relay.metrics());
-      if (m.find() && Double.parseDouble(m.group(1)) >= 1) {
+      if (slowConsumersClosed(relay, kind) >= 1) {
         return;
       }
       Thread.sleep(100);
     }
     throw new AssertionError("no " + kind + " slow consumer was closed within " + millis + " ms");
+  }
+
+  private static double slowConsumersClosed(TestRelay relay, String kind) {
+    Pattern p = Pattern.compile("cairn_slow_consumer_closed_total\\{kind=\"" + kind + "\"} ([0-9.E]+)");
+    Matcher m = p.matcher(relay.metrics());
+    return m.find() ? Double.parseDouble(m.group(1)) : 0;
   }
 }

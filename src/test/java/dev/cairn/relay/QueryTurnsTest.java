@@ -125,6 +125,49 @@ class QueryTurnsTest {
     }
   }
 
+  @Test
+  void aClientThatDoesNotReadGetsNoMoreQueriesRunUntilItReads() throws Exception {
+    int sent = 100; // about 45 MB of answers, all of which used to be read and queued for it at once
+    long before = answered();
+    try (RawSocket c = RawSocket.webSocket(relay.port(), "/")) { // a 4 KB receive window, and it reads nothing yet
+      for (int i = 0; i < sent; i++) {
+        c.sendText(new JsonArray().add("REQ").add("s" + i)
+            .add(new JsonObject().put("authors", List.of(AUTHOR.pubkey())).put("limit", STORED)).encode());
+      }
+      long run = settled();
+      assertTrue(run - before < 30, (run - before) + " of " + sent + " queries were run for a client that read"
+          + " none of their answers (at most the few on their way when it stalled should be)");
+      // once it reads, every query is run and answered in full, in order per sub id
+      Map<String, Integer> events = new HashMap<>();
+      int eose = 0;
+      while (eose < sent) {
+        String text = c.readTextMessage(30_000);
+        assertTrue(text != null, "closed after " + eose + " EOSEs");
+        JsonArray f = new JsonArray(text);
+        if ("EOSE".equals(f.getString(0))) {
+          eose++;
+          assertEquals(STORED, events.getOrDefault(f.getString(1), 0), "all events before the EOSE of " + f.getString(1));
+        } else {
+          assertEquals("EVENT", f.getString(0), text);
+          events.merge(f.getString(1), 1, Integer::sum);
+        }
+      }
+      assertEquals(sent, events.size());
+    }
+  }
+
+  /** The answered queries once no more are answered for half a second. */
+  private static long settled() throws InterruptedException {
+    long last = answered();
+    for (int still = 0; still < 5; ) {
+      Thread.sleep(100);
+      long now = answered();
+      still = now == last ? still + 1 : 0;
+      last = now;
+    }
+    return last;
+  }
+
   private static long answered() {
     Matcher m = ANSWERED.matcher(relay.metrics());
     return m.find() ? (long) Double.parseDouble(m.group(1)) : 0;
