@@ -90,6 +90,11 @@ public final class CairnMetrics implements ChannelMetrics {
     meters.counter("cairn_slow_consumer_closed_total", "kind", kind).increment();
   }
 
+  /** A REQ or COUNT not run: its connection closed while it waited for its turn at the store. */
+  public void queryDropped(String tenant) {
+    meters.counter("cairn_queries_dropped_total", "tenant", tenant).increment();
+  }
+
   /** A REQ or COUNT stopped by {@code limits.query_budget}. */
   public void queryBudgetExceeded(String tenant) {
     meters.counter("cairn_query_budget_exceeded_total", "tenant", tenant).increment();

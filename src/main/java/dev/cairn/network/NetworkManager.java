@@ -352,6 +352,8 @@ public final class NetworkManager extends Supervised {
       if (c != null) {
         forget(c);
         c.worker().sender.send(new ConnWorkerInbox.Detach(g.connId()), inbox);
+        // owed, like Connected: what the closed connection still has waiting for the store is not run
+        toRoot.channel().sendOwed(new RootInbox.Disconnected(g.connId()));
       }
     }
   }

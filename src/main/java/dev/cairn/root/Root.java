@@ -285,7 +285,7 @@ public final class Root extends VerticleBase {
         .expirySweepEvery(Durations.parse("store.expiry_sweep_interval",
             config.raw().getJsonObject("store").getString("expiry_sweep_interval", "60s")).toMillis())
         .withQueryBudget(config.limits().queryBudgetMillis(), config.limits().queryBudgetText(),
-            metrics::queryBudgetExceeded)
+            metrics::queryBudgetExceeded, metrics::queryDropped)
         .withTenantDirectory(config.directory(), config.relayInfo(), Durations.parse("store.tenants_poll_interval",
             config.raw().getJsonObject("store").getString("tenants_poll_interval", "2s")).toMillis());
   }
@@ -391,6 +391,9 @@ public final class Root extends VerticleBase {
       syncRead(d);
     } else if (msg instanceof RootInbox.Connected c) {
       toPolicy.send(new PolicyInbox.AdmitConnection(c.connId(), c.tenant(), c.ip()), inbox);
+    } else if (msg instanceof RootInbox.Disconnected d) {
+      // behind the connection's queries on the query channel, so it finds those still waiting for a turn
+      toDatabaseQueries.send(new DatabaseInbox.Disconnected(d.connId()), inbox);
     } else if (msg instanceof RootInbox.ConnectionAdmitted a) {
       if (a.rejection() != null) {
         toNetwork.sendOwed(new NetworkInbox.Refuse(a.connId(), a.rejection()));

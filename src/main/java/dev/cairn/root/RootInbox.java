@@ -37,6 +37,9 @@ public sealed interface RootInbox extends TreeMessage {
 
   record ConnectionAdmitted(long connId, String rejection) implements RootInbox {}
 
+  /** A WebSocket connection closed: its queries still waiting for the store are not run. */
+  record Disconnected(long connId) implements RootInbox {}
+
   /** Policy's answer to a REQ's admission: null runs its history query, otherwise it is CLOSED with this. */
   record ReqAdmitted(long ticket, String rejection) implements RootInbox {}
 

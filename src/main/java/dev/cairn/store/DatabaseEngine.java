@@ -107,6 +107,7 @@ public final class DatabaseEngine extends Supervised {
   private long queryBudgetMillis;
   private String queryBudgetText = "0s";
   private java.util.function.Consumer<String> budgetExceeded = tenant -> { };
+  private java.util.function.Consumer<String> queriesDropped = tenant -> { };
   /** MySQL: a tenant written this recently is active: its DB is awake, the NIP-40 sweep may touch it. */
   static final long ACTIVE_WINDOW_MS = 10 * 60_000;
   /** Tenant -> when its last commit landed, for tenants active now (engine's context only). */
@@ -298,12 +299,15 @@ public final class DatabaseEngine extends Supervised {
 
   /**
    * {@code limits.query_budget}: a REQ or COUNT that runs longer in SQLite is stopped and answered
-   * {@code CLOSED "error: ..."}; {@code exceeded} counts it per tenant. Call before deploying.
+   * {@code CLOSED "error: ..."}; {@code exceeded} counts it per tenant, {@code dropped} the queries not run
+   * because their connection closed first. Call before deploying.
    */
-  public DatabaseEngine withQueryBudget(long millis, String text, java.util.function.Consumer<String> exceeded) {
+  public DatabaseEngine withQueryBudget(long millis, String text, java.util.function.Consumer<String> exceeded,
+      java.util.function.Consumer<String> dropped) {
     this.queryBudgetMillis = Math.max(0, millis);
     this.queryBudgetText = text;
     this.budgetExceeded = exceeded;
+    this.queriesDropped = dropped;
     return this;
   }
 
@@ -376,7 +380,7 @@ public final class DatabaseEngine extends Supervised {
         feed.notifyingOtherPods(signal::notify);
       }
       reads = new StoreReads(stores, toRoot, () -> inbox.hold(), new StoreReads.Limits(defaultLimit, maxLimit,
-          queryBudgetMillis, queryBudgetText, budgetExceeded),
+          queryBudgetMillis, queryBudgetText, budgetExceeded, queriesDropped),
           // SQLite: twice the reader threads, so a thread that finishes a read finds the next one queued
           // instead of waiting for the engine's loop to start it
           target.mysql() ? target.poolSize() : 2 * readers);
@@ -533,6 +537,8 @@ public final class DatabaseEngine extends Supervised {
       reads.catchUp(c);
     } else if (msg instanceof DatabaseInbox.Query q) {
       reads.query(q);
+    } else if (msg instanceof DatabaseInbox.Disconnected d) {
+      reads.disconnected(d.connId());
     }
   }
 

@@ -7,14 +7,17 @@ import java.util.List;
 
 /** database-engine's inbox: from root, and {@link OutboxCommand} / {@link FeedCommand} from delivery. */
 public sealed interface DatabaseInbox extends TreeMessage
-    permits DatabaseInbox.Persist, DatabaseInbox.Query, DatabaseInbox.SyncRead, DatabaseInbox.CatchUp, OutboxCommand,
-    FeedCommand {
+    permits DatabaseInbox.Persist, DatabaseInbox.Query, DatabaseInbox.SyncRead, DatabaseInbox.CatchUp,
+    DatabaseInbox.Disconnected, OutboxCommand, FeedCommand {
   record Persist(long ticket, String tenant, NostrEvent event) implements DatabaseInbox {}
 
   record Query(long connId, String tenant, String subId, long subSerial, List<Filter> filters, long seqBelow, boolean count)
       implements DatabaseInbox {}
 
   /** NIP-77 NEG-OPEN: the (created_at, id) items matching {@code filter}, at most {@code maxRecords}. */
+  /** The connection closed: its queries that have not started are answered as dropped, not run. */
+  record Disconnected(long connId) implements DatabaseInbox {}
+
   record SyncRead(long ticket, String tenant, Filter filter, int maxRecords) implements DatabaseInbox {}
 
   /**

@@ -21,9 +21,11 @@ final class StoreReads {
 
   /**
    * A REQ's limits ({@code limits.default_limit}, {@code limits.max_limit}) and {@code limits.query_budget}
-   * in ms (0: none), its text for the client and its meter (per tenant).
+   * in ms (0: none), its text for the client and its meter (per tenant); the meter of the queries dropped
+   * because their connection closed before their turn (per tenant).
    */
-  record Limits(int defaultLimit, int maxLimit, long budgetMillis, String budgetText, Consumer<String> budgetExceeded) {}
+  record Limits(int defaultLimit, int maxLimit, long budgetMillis, String budgetText, Consumer<String> budgetExceeded,
+      Consumer<String> dropped) {}
 
   private final Map<String, TenantStore> stores;
   private final BoundedChannel<RootInbox> toRoot;
@@ -32,6 +34,18 @@ final class StoreReads {
   private final Limits limits;
   /** REQs' and COUNTs' reads, in turns across connections. */
   private final ReadTurns turns;
+  /**
+   * The connections closed last (ids are never reused): a query of theirs that arrives after the close
+   * (it was still being admitted by policy, which the close overtook) is dropped too. A few thousand
+   * cover the moments a query can trail its connection's close, even under heavy connection churn.
+   */
+  private final Map<Long, Boolean> recentlyClosed = new java.util.LinkedHashMap<>(64, 0.75f, false) {
+    @Override
+    protected boolean removeEldestEntry(Map.Entry<Long, Boolean> eldest) {
+      return size() > RECENTLY_CLOSED;
+    }
+  };
+  private static final int RECENTLY_CLOSED = 4096;
 
   /** {@code concurrency}: history reads started at once and not yet answered. */
   StoreReads(Map<String, TenantStore> stores, BoundedChannel<RootInbox> toRoot, Supplier<Runnable> hold, Limits limits,
@@ -56,7 +70,23 @@ final class StoreReads {
           "error: " + DatabaseEngine.UNKNOWN_TENANT));
       return;
     }
-    turns.run(q.connId(), () -> answer(q, store, release));
+    Runnable drop = () -> {
+      release.run();
+      limits.dropped().accept(q.tenant());
+      toRoot.sendOwed(new RootInbox.HistoryDone(q.connId(), q.subId(), q.subSerial(), q.count(), List.of(), 0,
+          "error: connection closed"));
+    };
+    if (recentlyClosed.containsKey(q.connId())) {
+      drop.run();
+      return;
+    }
+    turns.run(q.connId(), () -> answer(q, store, release), drop);
+  }
+
+  /** The connection closed: its queries still waiting for their turn, or still to come, are answered without running. */
+  void disconnected(long connId) {
+    recentlyClosed.put(connId, Boolean.TRUE);
+    turns.forget(connId);
   }
 
   /** Runs {@code q} on {@code store} and answers it; the future completes with the answer. */

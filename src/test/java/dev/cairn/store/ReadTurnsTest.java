@@ -13,6 +13,8 @@ class ReadTurnsTest {
   /** The reads started so far, by name, and their promises to complete them by hand. */
   private final List<String> started = new ArrayList<>();
   private final List<Promise<Void>> running = new ArrayList<>();
+  /** The reads dropped, by name. */
+  private final List<String> dropped = new ArrayList<>();
 
   private void read(ReadTurns turns, long connId, String name) {
     turns.run(connId, () -> {
@@ -20,7 +22,7 @@ class ReadTurnsTest {
       Promise<Void> p = Promise.promise();
       running.add(p);
       return p.future();
-    });
+    }, () -> dropped.add(name));
   }
 
   /** Completes the oldest running read. */
@@ -58,9 +60,28 @@ class ReadTurnsTest {
     ReadTurns turns = new ReadTurns(1);
     turns.run(1, () -> {
       throw new IllegalStateException("store gone");
-    });
+    }, () -> dropped.add("a0"));
     read(turns, 2, "b0");
     assertEquals(List.of("b0"), started);
+  }
+
+  @Test
+  void aClosedConnectionsWaitingReadsAreDroppedNotRun() {
+    ReadTurns turns = new ReadTurns(1);
+    read(turns, 1, "a0");
+    read(turns, 1, "a1");
+    read(turns, 2, "b0");
+    read(turns, 1, "a2");
+    read(turns, 3, "c0");
+    assertEquals(2, turns.forget(1), "its two waiting reads");
+    assertEquals(List.of("a1", "a2"), dropped);
+    assertEquals(0, turns.forget(1));
+    assertEquals(0, turns.forget(4), "a connection with nothing waiting");
+    finishOne(true); // a0, already running when its connection closed, runs to its end
+    finishOne(true);
+    finishOne(true);
+    assertEquals(List.of("a0", "b0", "c0"), started, "the others' reads in their turns");
+    assertEquals(0, running.size());
   }
 
   @Test
