@@ -141,6 +141,8 @@ final class Listener extends Supervised {
     boolean inputClosed;
     /** Closing: nothing more is queued for it. */
     boolean closing;
+    /** Network-manager was told the connection is gone (at the close, before the TCP connection ends). */
+    boolean goneSent;
     long slowTimer = -1;
     long hardCloseTimer = -1;
     /** Fragments of the message being received, and whether it is binary. */
@@ -381,8 +383,8 @@ final class Listener extends Supervised {
         discard(gone);
         pausedForRoom.remove(gone);
         pausedForWrites.remove(gone);
+        gone(gone);
       }
-      up(null, new NetworkInbox.Gone(connId));
     });
   }
 
@@ -663,6 +665,14 @@ final class Listener extends Supervised {
     });
   }
 
+  /** Tells network-manager, once, that the connection is over (closing, or closed by the client). */
+  private void gone(Socket s) {
+    if (!s.goneSent) {
+      s.goneSent = true;
+      up(null, new NetworkInbox.Gone(s.connId));
+    }
+  }
+
   /** Drops what waits for {@code s} (it is closing or gone). */
   private void discard(Socket s) {
     int n = s.out.queued();
@@ -725,6 +735,7 @@ final class Listener extends Supervised {
     s.inputClosed = true;
     pausedForWrites.remove(s);
     discard(s);
+    gone(s); // nothing more is read from it or written to it: its queries waiting for the store need not run
     if (s.slowTimer >= 0) {
       vertx.cancelTimer(s.slowTimer);
       s.slowTimer = -1;
