@@ -434,8 +434,8 @@ final class ConnWorker extends Supervised {
   }
 
   /**
-   * Sends a REQ's or COUNT's read on when the connection has fewer than {@code limits.queries_per_connection}
-   * on their way and its client reads ({@link #mayRead}), else it waits here for one of them to be answered. A client that sends hundreds of
+   * Sends a REQ's or COUNT's read on when the connection may have one more on its way ({@link #mayRead}),
+   * else it waits here for one of them to be answered. A client that sends hundreds of
    * REQs at once then has a few in the store's turns at a time (dev.cairn.store.ReadTurns), and the rest
    * cost nobody else anything: neither a place in a queue nor a credit of the channels every connection
    * shares (were they held there, every socket would pause). Only a flood of COUNTs, which nothing else
@@ -475,7 +475,7 @@ final class ConnWorker extends Supervised {
    * client reads what it is sent. One that does not (its socket full while answers still came: the
    * listener's {@code Stalled}) gets no more reads run until it reads again: what it queued is its
    * answers so far, not every answer it asked for (up to {@code limits.max_outbound_bytes} each, were
-   * they all read, which twenty such clients turned into 1.4 GB), and the store spends no turns on it.
+   * they all read, which twenty such clients turned into 1.8 GB), and the store spends no turns on it.
    */
   private boolean mayRead(ConnState c) {
     return !c.stalled && c.readsOut < limits.queriesPerConnection();

@@ -14,10 +14,10 @@ public sealed interface DatabaseInbox extends TreeMessage
   record Query(long connId, String tenant, String subId, long subSerial, List<Filter> filters, long seqBelow, boolean count)
       implements DatabaseInbox {}
 
-  /** NIP-77 NEG-OPEN: the (created_at, id) items matching {@code filter}, at most {@code maxRecords}. */
   /** The connection closed: its queries that have not started are answered as dropped, not run. */
   record Disconnected(long connId) implements DatabaseInbox {}
 
+  /** NIP-77 NEG-OPEN: the (created_at, id) items matching {@code filter}, at most {@code maxRecords}. */
   record SyncRead(long ticket, String tenant, Filter filter, int maxRecords) implements DatabaseInbox {}
 
   /**
