@@ -152,6 +152,9 @@ final class ConnWorker extends Supervised {
       ConnState c = conns.get(st.connId());
       if (c != null) {
         c.stalled = st.stalled();
+        if (c.stalled) {
+          releaseHeldCredits(c);
+        }
         sendWaitingReads(c);
       }
       return;
@@ -455,9 +458,10 @@ final class ConnWorker extends Supervised {
       // to come, is dropped), and at most limits.max_subscriptions REQs wait
       c.readsWaiting.removeIf(w -> w.isReq(s.subId()));
       toManager.send(new NetworkInbox.Unsubscribe(connId, s.subId()), inbox);
-    } else if (c.readsWaiting.stream().filter(w -> w.read().count()).count() >= limits.maxSubscriptions()) {
+    } else if (!c.stalled && c.readsWaiting.stream().filter(w -> w.read().count()).count() >= limits.maxSubscriptions()) {
       // COUNTs have no such bound: past as many as REQs may wait, each keeps its frame's credit, so a
-      // flood of them pauses the sockets that feed this worker, as any full channel does
+      // flood of them pauses the sockets that feed this worker, as any full channel does (not while the
+      // client is stalled: its input is paused then, and its reads do not go on to give the credits back)
       c.readsWaiting.add(new WaitingRead(s, inbox.hold()));
       return;
     }
@@ -498,6 +502,25 @@ final class ConnWorker extends Supervised {
   private record WaitingRead(NetworkInbox.Subscribe read, Runnable release) {
     boolean isReq(String subId) {
       return !read.count() && read.subId().equals(subId);
+    }
+  }
+
+  /**
+   * The client stalled: the credits its waiting COUNTs keep go back now, for its reads will not go on until
+   * it reads again, and those credits are this worker's inbox, which every connection of the worker shares
+   * (were they kept, a few stalled clients would hold every other client's messages for up to
+   * {@code limits.slow_consumer_timeout}). Its input is paused meanwhile, which bounds what may still wait.
+   */
+  private static void releaseHeldCredits(ConnState c) {
+    if (c.readsWaiting != null && c.readsWaiting.stream().anyMatch(w -> w.release() != null)) {
+      ArrayDeque<WaitingRead> released = new ArrayDeque<>(c.readsWaiting.size());
+      for (WaitingRead w : c.readsWaiting) {
+        if (w.release() != null) {
+          w.release().run();
+        }
+        released.add(new WaitingRead(w.read(), null));
+      }
+      c.readsWaiting = released;
     }
   }
 

@@ -137,6 +137,45 @@ class HostileClientsTest {
   }
 
   @Test
+  void floodsOfCountsFromClientsThatReadNothingDoNotHoldTheOtherClients() throws Exception {
+    JsonObject config = limits("60s", 64L << 20);
+    // one conn-worker for every connection, whose inbox a few held credits fill: one query on its way per
+    // connection, one COUNT waiting freely, each further one holding its frame's credit
+    config.put("tree", new JsonObject().put("channel_capacity", 16).put("conn_workers", 1));
+    config.getJsonObject("limits").put("queries_per_connection", 1).put("max_subscriptions", 1);
+    try (TestRelay relay = TestRelay.start(config, Map.of()); RelayClient pub = relay.connect()) {
+      publishBig(pub, 600);
+      List<RawSocket> flooders = new java.util.ArrayList<>();
+      try {
+        for (int f = 0; f < 4; f++) {
+          RawSocket flooder = RawSocket.webSocket(relay.port(), "/");
+          flooders.add(flooder);
+          // a REQ whose ~8 MB answer fills its 4 KB window and the relay's socket buffers (the kernel's send
+          // buffer alone may take 4 MB), then COUNTs that wait behind it
+          flooder.sendText("[\"REQ\",\"all\",{\"kinds\":[1],\"limit\":600}]");
+          for (int i = 0; i < 200; i++) {
+            flooder.sendText("[\"COUNT\",\"c" + i + "\",{\"kinds\":[1]}]");
+          }
+        }
+        Thread.sleep(1_000);
+        try (RelayClient bystander = relay.connect()) {
+          JsonObject e = Events.note(AUTHOR, "served meanwhile", List.of());
+          bystander.publish(e);
+          JsonArray ok = bystander.await(f -> "OK".equals(f.getString(0)), java.time.Duration.ofSeconds(10));
+          assertTrue(ok.getBoolean(2), "another client on the same conn-worker is answered while the flooders read"
+              + " nothing (not after their 60 s slow-consumer timeout)");
+          bystander.req("s", new JsonObject().put("ids", new JsonArray().add(e.getString("id"))));
+          bystander.await(f -> "EOSE".equals(f.getString(0)), java.time.Duration.ofSeconds(10));
+        }
+      } finally {
+        for (RawSocket f : flooders) {
+          f.close();
+        }
+      }
+    }
+  }
+
+  @Test
   void aPausedSseReaderIsCutOffAtTheTimeout() throws Exception {
     try (TestRelay relay = TestRelay.start(limits("2s", 64L << 20), Map.of());
         RawSocket paused = RawSocket.eventStream(relay.port(), "/v1/events");

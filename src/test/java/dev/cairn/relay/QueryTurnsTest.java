@@ -136,7 +136,9 @@ class QueryTurnsTest {
             .add(new JsonObject().put("authors", List.of(AUTHOR.pubkey())).put("limit", STORED)).encode());
       }
       long run = settled();
-      assertTrue(run - before < 30, (run - before) + " of " + sent + " queries were run for a client that read"
+      // ~450 KB each: the answers the kernel's buffers took (up to ~4 MB) and those on their way when it
+      // stalled; 100 of 100 without the stall
+      assertTrue(run - before < 60, (run - before) + " of " + sent + " queries were run for a client that read"
           + " none of their answers (at most the few on their way when it stalled should be)");
       // once it reads, every query is run and answered in full, in order per sub id
       Map<String, Integer> events = new HashMap<>();
