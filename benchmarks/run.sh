@@ -21,7 +21,7 @@
 #   --relay URL   benchmark this relay instead of starting Cairn (loopback only); --relay-pid PID for RSS
 #   --only        comma list of: ingest, fanout, query, idle, sse, outbox, jmh (default: all).
 #                 sse (change feed) and outbox (NATS) run on a started Cairn only, never on the peer
-#   --no-build    skip both Maven builds (use what is already built)
+#   --no-build    skip both Maven builds (use what is already built; warns when a source is newer than the jar)
 #   --jar PATH    the Cairn jar to start (default: target/cairn.jar of this repository; given, Cairn is not built)
 #   --jfr         record the ingest scenario's Cairn with JFR (profile) and add its CPU profile to the summary
 #   --keep        keep the work directory (event files, relay data and logs)
@@ -91,8 +91,8 @@ if [ $QUICK = 1 ]; then
   : "${FANOUT_DRAIN_MAX:=120}" "${QUERY_PRELOAD:=20000}" "${QUERY_DURATION:=5}" "${IDLE_CONNS:=1000}"
   : "${QUERY_CLIENTS_DURATION:=3}"
   : "${IDLE_HOLD:=3}" "${SSE_EVENTS:=10000}" "${OUTBOX_RATE:=1000}" "${OUTBOX_DURATION:=3}" "${SSE_WARMUP:=1}"
-  : "${RELAY_WARMUP:=500ms}"
-  JMH_ARGS=(-f 1 -wi 2 -w 1s -i 3 -r 1s); : "${JMH_SELECT:=VerifyBench}"; JMH_CEILING='VerifyBench.bareLibsecp256k1'
+  : "${RELAY_WARMUP:=500ms}" "${CLIENT_WARMUP:=1}"
+  JMH_ARGS=(-f 1 -wi 1 -w 1s -i 2 -r 1s); : "${JMH_SELECT:=VerifyBench}"; JMH_CEILING='VerifyBench.bareLibsecp256k1'
 else
   MODE=full
   # fan-out: 10 s at 2,000/s is already 4M deliveries to drain (strfry ~37k/s, Cairn less on 2 cores)
@@ -101,7 +101,7 @@ else
   : "${QUERY_CLIENTS_DURATION:=30}"
   : "${IDLE_HOLD:=15}" "${SSE_EVENTS:=200000}" "${OUTBOX_RATE:=5000}" "${OUTBOX_DURATION:=10}" "${SSE_WARMUP:=3}"
   : "${FANOUT_OVERLOAD_DURATION:=$FANOUT_DURATION}"
-  : "${RELAY_WARMUP:=}"
+  : "${RELAY_WARMUP:=}" "${CLIENT_WARMUP:=2}"
   JMH_ARGS=()
   : "${JMH_SELECT:=EventPipelineBench|VerifyBench|SubscriptionMatchBench|GroupCommitBench|FrameEncodingBench|SseFrameBench}"
   JMH_CEILING='VerifyBench.bareLibsecp256k1'
@@ -160,6 +160,15 @@ if [ ! -f "$BENCH_DIR/target/classpath.txt" ]; then
 fi
 CP="$BENCH_DIR/target/classes:$(cat "$BENCH_DIR/target/classpath.txt")"
 JAVA=(java -cp "$CP")
+# --no-build runs the jar that is there: one built before the sources last changed (an edit taken back
+# with git checkout included) is not the code the commit names, and the summary says so
+STALE=""
+if [ $BUILD_CAIRN = 1 ] && [ "${R_KIND[0]}" = cairn ] && [ -f "$JAR" ] \
+    && [ -n "$(find "$TOP/src/main" "$TOP/pom.xml" -newer "$JAR" -print -quit 2>/dev/null)" ]; then
+  STALE="+jar-older-than-src"
+  echo "warning: $JAR is older than $(find "$TOP/src/main" "$TOP/pom.xml" -newer "$JAR" -print -quit):" \
+    "it may not hold the code of the commit; run without --no-build" >&2
+fi
 
 WORK=$(mktemp -d /tmp/cairn-bench.XXXXXX)
 RESULTS="$WORK/results.jsonl"
@@ -365,7 +374,7 @@ if wants fanout; then
     fanout_on() {
       tool_args "$1"
       run_step "$1" "fanout $LV_NAME on ${R_NAME[$1]} ($FANOUT_SUBS subscribers, $LV_RATE events/s offered for $LV_DUR s)" \
-        "${JAVA[@]}" -Xmx3g dev.cairn.bench.load.FanoutLoad "${TOOL_ARGS[@]}" "${PID_ARGS[@]}" \
+        "${JAVA[@]}" -Xmx3g dev.cairn.bench.load.FanoutLoad "${TOOL_ARGS[@]}" "${PID_ARGS[@]}" --client-warmup "$CLIENT_WARMUP" \
         --file "$WORK/fanout-$LV_NAME.jsonl" --levels "$LV" --subscribers "$FANOUT_SUBS" \
         --publishers "$FANOUT_PUBLISHERS" --duration "$LV_DUR" --drain-max "$FANOUT_DRAIN_MAX"
     }
@@ -385,10 +394,10 @@ if wants query; then
     run_step "$1" "preload ${R_NAME[$1]} with $QUERY_PRELOAD events" "${JAVA[@]}" -Xmx3g dev.cairn.bench.load.IngestLoad \
       "${TOOL_ARGS[@]}" --preload --level query --file "$WORK/main.jsonl" --max-events "$QUERY_PRELOAD" "${PRELOAD_ARGS[@]}"
     run_step "$1" "query on ${R_NAME[$1]} ($QUERY_CONNS connections, closed loop, $QUERY_DURATION s)" \
-      "${JAVA[@]}" -Xmx2g dev.cairn.bench.load.QueryLoad "${TOOL_ARGS[@]}" "${PID_ARGS[@]}" --queries "$WORK/queries.jsonl" \
+      "${JAVA[@]}" -Xmx2g dev.cairn.bench.load.QueryLoad "${TOOL_ARGS[@]}" "${PID_ARGS[@]}" --client-warmup "$CLIENT_WARMUP" --queries "$WORK/queries.jsonl" \
       --connections "$QUERY_CONNS" --duration "$QUERY_DURATION"
     run_step "$1" "query-clients on ${R_NAME[$1]} ($QUERY_CONNS connections, closed loop, $QUERY_CLIENTS_DURATION s)" \
-      "${JAVA[@]}" -Xmx2g dev.cairn.bench.load.QueryLoad "${TOOL_ARGS[@]}" "${PID_ARGS[@]}" --scenario query-clients \
+      "${JAVA[@]}" -Xmx2g dev.cairn.bench.load.QueryLoad "${TOOL_ARGS[@]}" "${PID_ARGS[@]}" --client-warmup "$CLIENT_WARMUP" --scenario query-clients \
       --queries "$WORK/queries-clients.jsonl" --connections "$QUERY_CONNS" --duration "$QUERY_CLIENTS_DURATION"
   }
   on_relays query query_on
@@ -480,6 +489,7 @@ fi
 COMMIT=$(git -C "$TOP" rev-parse --short HEAD 2>/dev/null || echo unknown)
 DIRTY=""
 [ -n "$(git -C "$TOP" status --porcelain -- src pom.xml 2>/dev/null)" ] && DIRTY="+uncommitted-src"
+DIRTY="$DIRTY$STALE"
 DATE=$(date -u +%Y-%m-%dT%H%M%SZ)
 mkdir -p "$BENCH_DIR/results"
 SUFFIX=""; [ "${#R_NAME[@]}" -gt 1 ] && SUFFIX="-vs-${R_NAME[1]}"
