@@ -163,11 +163,12 @@ JAVA=(java -cp "$CP")
 # --no-build runs the jar that is there: one built before the sources last changed (an edit taken back
 # with git checkout included) is not the code the commit names, and the summary says so
 STALE=""
-if [ $BUILD_CAIRN = 1 ] && [ "${R_KIND[0]}" = cairn ] && [ -f "$JAR" ] \
-    && [ -n "$(find "$TOP/src/main" "$TOP/pom.xml" -newer "$JAR" -print -quit 2>/dev/null)" ]; then
-  STALE="+jar-older-than-src"
-  echo "warning: $JAR is older than $(find "$TOP/src/main" "$TOP/pom.xml" -newer "$JAR" -print -quit):" \
-    "it may not hold the code of the commit; run without --no-build" >&2
+if [ $BUILD_CAIRN = 1 ] && [ "${R_KIND[0]}" = cairn ] && [ -f "$JAR" ]; then
+  NEWER=$(find "$TOP/src/main" "$TOP/pom.xml" -newer "$JAR" -print -quit 2>/dev/null)
+  if [ -n "$NEWER" ]; then
+    STALE="+jar-older-than-src"
+    echo "warning: $JAR is older than $NEWER: it may not hold the code of the commit; run without --no-build" >&2
+  fi
 fi
 
 WORK=$(mktemp -d /tmp/cairn-bench.XXXXXX)
