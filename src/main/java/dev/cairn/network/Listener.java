@@ -1,11 +1,8 @@
 package dev.cairn.network;
 
-import dev.cairn.admin.InfoField;
 import dev.cairn.admin.Nip86Methods;
 import dev.cairn.admin.RelayAdmin;
-import dev.cairn.admin.TenantAdmin;
 import dev.cairn.config.CairnConfig;
-import dev.cairn.config.TenantConfig;
 import dev.cairn.metrics.CairnMetrics;
 import dev.cairn.metrics.HealthProbes;
 import dev.cairn.tree.Addresses;
@@ -21,29 +18,22 @@ import io.netty.channel.socket.DuplexChannel;
 import io.vertx.core.Future;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpConnection;
-import io.vertx.core.http.HttpHeaders;
-import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
-import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.ServerWebSocket;
 import io.vertx.core.http.WebSocketFrame;
 import io.vertx.core.internal.http.WebSocketInternal;
-import io.vertx.core.json.JsonObject;
 import io.vertx.core.net.PemKeyCertOptions;
 import io.vertx.core.net.impl.ConnectionBase;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.HashMap;
 import java.util.HashSet;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.logging.Logger;
 
 /**
  * One per bind address: owns the HttpServer and every accepted socket. Reads frames and sends them
- * up with their connection id, writes the frames it is handed, and serves the plain HTTP endpoints.
+ * up with their connection id, writes the frames it is handed, and hands plain HTTP requests to
+ * {@link HttpEndpoints}.
  * No protocol work. When network-manager gives no credit the sockets are paused until it does.
  */
 final class Listener extends Supervised {
@@ -67,8 +57,6 @@ final class Listener extends Supervised {
    * whole turn and a publisher's OK took 12-15 s while the relay's threads were mostly idle (decision 0022).
    */
   static final long FLUSH_SLICE_NANOS = 2_000_000;
-  /** A tenant's live figures, polled by its status page (below the tenant's path, like {@code /v1/events}). */
-  static final String STATUS_JSON = "/status.json";
 
   private final int index;
   private final CairnConfig.Bind bind;
@@ -76,13 +64,8 @@ final class Listener extends Supervised {
   private final CairnMetrics metrics;
   private final Channels channels;
   private final HealthProbes probes;
-  private final TenantRouting routing;
   /** NIP-86: the admins' changes (NIP-11 fields) and the management API over them. */
   private final RelayAdmin admin;
-  private AdminApi adminApi;
-  /** Issue 10: {@code /admin/tenants}, the runtime tenants of the meta DB. */
-  private TenantsApi tenantsApi;
-  private final StatusFigures figures;
   /** By connection id, unboxed: looked up once per connection per delivery. */
   private final io.netty.util.collection.LongObjectHashMap<Socket> sockets = new io.netty.util.collection.LongObjectHashMap<>();
   /**
@@ -169,7 +152,6 @@ final class Listener extends Supervised {
       Channels channels, HealthProbes probes, RelayAdmin admin, CrashReporter manager) {
     super(manager);
     this.admin = admin;
-    this.figures = new StatusFigures(metrics);
     this.index = index;
     this.ids = new ConnIds(index, incarnation);
     this.outbound = new OutboundBudget(index, config.limits().maxOutboundMessages(), metrics.outboundMessagesQueued(index));
@@ -179,7 +161,6 @@ final class Listener extends Supervised {
     this.metrics = metrics;
     this.channels = channels;
     this.probes = probes;
-    this.routing = new TenantRouting(config);
     this.maxBuffered = Math.max(config.limits().maxMessageLength() * 2, 65536);
   }
 
@@ -188,10 +169,11 @@ final class Listener extends Supervised {
     toManager = new OrderedSender<>(channels.open("listener->network-manager", Addresses.NETWORK_MANAGER));
     toManager.onDrained(this::resumePausedForRoom);
     sse = new SseStreams(vertx, index, ids, config, metrics, channels);
-    adminApi = new AdminApi(vertx, new Nip86Methods(admin));
-    tenantsApi = new TenantsApi(config, context);
     new Inbox<>(vertx, Addresses.listener(index), ListenerInbox.class, this::handle, this::writeReplies);
-    server = vertx.createHttpServer(serverOptions()).requestHandler(this::request).connectionHandler(this::connected);
+    HttpServerOptions options = serverOptions();
+    HttpEndpoints endpoints = new HttpEndpoints(config, bind, tls != null, metrics, probes, admin, sse,
+        new AdminApi(vertx, new Nip86Methods(admin)), new TenantsApi(config, context), this::accept);
+    server = vertx.createHttpServer(options).requestHandler(endpoints::serve).connectionHandler(this::connected);
     return server.listen(bind.port(), bind.host())
         .onSuccess(s -> LOG.info(tls == null ? "listening on " + bind.host() + ":" + s.actualPort()
             : "TLS on " + bind.host() + ":" + s.actualPort() + " with " + tls.description()));
@@ -258,92 +240,6 @@ final class Listener extends Supervised {
         LOG.warning("TLS on " + at + ": announced " + expected + ", but the first handshake used " + used);
       }
     }
-  }
-
-  private void request(HttpServerRequest req) {
-    String path = req.path();
-    switch (path) {
-      case "/healthz" -> {
-        json(req, 200, new JsonObject().put("status", "ok"));
-        return;
-      }
-      case "/readyz" -> {
-        String notReady = probes.notReadyReason().get();
-        if (notReady == null) {
-          json(req, 200, new JsonObject().put("status", "ready"));
-        } else {
-          json(req, 503, new JsonObject().put("status", "not ready").put("reason", notReady));
-        }
-        return;
-      }
-      case "/metrics" -> {
-        req.response().putHeader(HttpHeaders.CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")
-            .end(probes.scrape().get());
-        return;
-      }
-      default -> { }
-    }
-    if (TenantsApi.matches(path)) {
-      tenantsApi.serve(req);
-      return;
-    }
-    TenantRouting.Target target = routing.resolve(path, req.authority() == null ? null : req.authority().host());
-    if (target.tenant() == null) {
-      json(req, 404, new JsonObject().put("error", "unknown tenant \"" + target.tenantId() + "\""));
-      return;
-    }
-    if (target.rest().equals("/v1/events")) {
-      sse.open(req, target.tenant());
-      return;
-    }
-    if (target.rest().equals(STATUS_JSON)) {
-      cors(req).putHeader(HttpHeaders.CACHE_CONTROL, "no-store");
-      json(req, 200, figures.of(target.tenant().id()));
-      return;
-    }
-    if (!target.rest().equals("/") && !target.rest().isEmpty()) {
-      json(req, 404, new JsonObject().put("error", "not found: " + path));
-      return;
-    }
-    TenantConfig tenant = target.tenant();
-    if (req.canUpgradeToWebSocket() || req.method() == HttpMethod.POST) {
-      String host = req.authority() == null ? bind.toString() : req.authority().toString();
-      String relayUrl = routing.relayUrl(target, host, tls != null, req.getHeader("X-Forwarded-Proto"));
-      if (req.method() == HttpMethod.POST) {
-        adminApi.serve(req, tenant, relayUrl); // NIP-86: JSON-RPC on the relay's own URL
-      } else {
-        req.toWebSocket().onSuccess(ws -> accept(ws, tenant.id(), relayUrl));
-      }
-      return;
-    }
-    TenantAdmin changed = admin.of(tenant.id());
-    String accept = req.getHeader(HttpHeaders.ACCEPT);
-    if (req.method().name().equals("OPTIONS")) {
-      cors(req).setStatusCode(204).end();
-    } else if (accept != null && accept.contains("application/nostr+json")) {
-      cors(req).putHeader(HttpHeaders.CONTENT_TYPE, "application/nostr+json")
-          .end(Nip11Document.of(config, tenant, changed).encode());
-    } else {
-      String scheme = config.tlsCert().isEmpty() ? "ws://" : "wss://";
-      String host = req.authority() == null ? bind.toString() : req.authority().toString();
-      String prefix = path.startsWith("/t/") ? "/t/" + tenant.id() : "";
-      req.response().putHeader(HttpHeaders.CONTENT_TYPE, "text/html; charset=utf-8")
-          .end(StatusPage.render(tenant, changed.info(InfoField.NAME, tenant.name()),
-              changed.info(InfoField.DESCRIPTION, tenant.description()), scheme + host + path,
-              figures.of(tenant.id()), prefix + "/v1/events", prefix + STATUS_JSON));
-    }
-  }
-
-  private static io.vertx.core.http.HttpServerResponse cors(HttpServerRequest req) {
-    return req.response()
-        .putHeader("Access-Control-Allow-Origin", "*")
-        // "*" does not cover Authorization (Fetch spec): a browser admin UI needs it named for NIP-86
-        .putHeader("Access-Control-Allow-Headers", "Authorization, *")
-        .putHeader("Access-Control-Allow-Methods", "GET, POST, OPTIONS");
-  }
-
-  private static void json(HttpServerRequest req, int status, JsonObject body) {
-    req.response().setStatusCode(status).putHeader(HttpHeaders.CONTENT_TYPE, "application/json").end(body.encode());
   }
 
   private void accept(ServerWebSocket ws, String tenant, String relayUrl) {
