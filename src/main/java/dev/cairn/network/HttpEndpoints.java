@@ -58,6 +58,7 @@ final class HttpEndpoints {
     this.sockets = sockets;
   }
 
+  /** Answers {@code req}: a relay-wide path, else a path of the tenant it names. */
   void serve(HttpServerRequest req) {
     String path = req.path();
     switch (path) {
@@ -85,7 +86,11 @@ final class HttpEndpoints {
       tenantsApi.serve(req);
       return;
     }
-    TenantRouting.Target target = routing.resolve(path, req.authority() == null ? null : req.authority().host());
+    serveTenant(req, routing.resolve(path, req.authority() == null ? null : req.authority().host()));
+  }
+
+  private void serveTenant(HttpServerRequest req, TenantRouting.Target target) {
+    String path = req.path();
     if (target.tenant() == null) {
       json(req, 404, new JsonObject().put("error", "unknown tenant \"" + target.tenantId() + "\""));
       return;
@@ -105,8 +110,7 @@ final class HttpEndpoints {
     }
     TenantConfig tenant = target.tenant();
     if (req.canUpgradeToWebSocket() || req.method() == HttpMethod.POST) {
-      String host = req.authority() == null ? bind.toString() : req.authority().toString();
-      String relayUrl = routing.relayUrl(target, host, tls, req.getHeader("X-Forwarded-Proto"));
+      String relayUrl = routing.relayUrl(target, host(req), tls, req.getHeader("X-Forwarded-Proto"));
       if (req.method() == HttpMethod.POST) {
         adminApi.serve(req, tenant, relayUrl); // NIP-86: JSON-RPC on the relay's own URL
       } else {
@@ -123,13 +127,17 @@ final class HttpEndpoints {
           .end(Nip11Document.of(config, tenant, changed).encode());
     } else {
       String scheme = tls ? "wss://" : "ws://";
-      String host = req.authority() == null ? bind.toString() : req.authority().toString();
       String prefix = path.startsWith("/t/") ? "/t/" + tenant.id() : "";
       req.response().putHeader(HttpHeaders.CONTENT_TYPE, "text/html; charset=utf-8")
           .end(StatusPage.render(tenant, changed.info(InfoField.NAME, tenant.name()),
-              changed.info(InfoField.DESCRIPTION, tenant.description()), scheme + host + path,
+              changed.info(InfoField.DESCRIPTION, tenant.description()), scheme + host(req) + path,
               figures.of(tenant.id()), prefix + "/v1/events", prefix + STATUS_JSON));
     }
+  }
+
+  /** The host the client asked for (with its port), else the bind address. */
+  private String host(HttpServerRequest req) {
+    return req.authority() == null ? bind.toString() : req.authority().toString();
   }
 
   private static HttpServerResponse cors(HttpServerRequest req) {
