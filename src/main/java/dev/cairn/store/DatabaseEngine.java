@@ -1,6 +1,5 @@
 package dev.cairn.store;
 
-import dev.cairn.config.RepeatedFailureLog;
 import dev.cairn.config.StoreTarget;
 import dev.cairn.config.TenantDirectory;
 import io.vertx.core.json.JsonObject;
@@ -112,18 +111,10 @@ public final class DatabaseEngine extends Supervised {
   static final long ACTIVE_WINDOW_MS = 10 * 60_000;
   /** Tenant -> when its last commit landed, for tenants active now (engine's context only). */
   private final Map<String, Long> lastWriteMs = new HashMap<>();
-  /** Tenants whose last periodic DB write failed, with the error (written on the engine's context). */
-  private final Map<String, String> dbErrors = new java.util.concurrent.ConcurrentHashMap<>();
-  /** Tenants whose last failed write met a full SQLite volume (engine's context only). */
-  private final java.util.Set<String> storageFull = new java.util.HashSet<>();
+  /** Which tenant DBs failed their last write, and why ({@code /readyz}). */
+  private final TenantDbHealth health = new TenantDbHealth();
   /** Tenants whose failed DB is being tried again now ({@link #retryFailedDbs}; engine's context only). */
   private final java.util.Set<String> retrying = new java.util.HashSet<>();
-  /** Tenant -> the log of its failing sweeps, tried every {@link #FAILED_DB_RETRY_MS} while they fail. */
-  private final Map<String, RepeatedFailureLog> sweepFailures = new HashMap<>();
-  /** Tenant -> the log of its failing group commits (engine's context only). */
-  private final Map<String, RepeatedFailureLog> commitFailures = new HashMap<>();
-  /** Repeats of a failing group commit are summed up at most this often. */
-  private static final long COMMIT_FAILURE_LOG_INTERVAL_MS = 10_000;
 
   public DatabaseEngine(Channels channels, Path storeDir, List<String> tenantIds, int readers, int writerThreads,
       int maxBatch,
@@ -200,7 +191,7 @@ public final class DatabaseEngine extends Supervised {
     context.runOnContext(v -> {
       TenantStore gone = stores.remove(warmupTenant); // a Persist still on its way is refused (commitNext)
       lastWriteMs.remove(warmupTenant);
-      dbErrors.remove(warmupTenant);
+      health.forget(warmupTenant);
       Future<Void> closed = gone == null ? Future.succeededFuture() : gone.close();
       closed.transform(ar -> vertx.executeBlocking(() -> {
         ScratchDir.delete(warmupDir);
@@ -320,11 +311,7 @@ public final class DatabaseEngine extends Supervised {
     if (meta != null) {
       return meta;
     }
-    if (dbErrors.isEmpty()) {
-      return null;
-    }
-    Map.Entry<String, String> first = dbErrors.entrySet().iterator().next();
-    return "tenant " + first.getKey() + " DB failed its last write: " + first.getValue();
+    return health.problem();
   }
 
   /** The current seq high water of each open tenant store (every seq below it is committed). */
@@ -459,10 +446,7 @@ public final class DatabaseEngine extends Supervised {
       mysql.forget(tenant);
     }
     lastWriteMs.remove(tenant);
-    dbErrors.remove(tenant);
-    storageFull.remove(tenant);
-    commitFailures.remove(tenant);
-    sweepFailures.remove(tenant);
+    health.forget(tenant);
     if (gone != null) {
       gone.close();
     }
@@ -593,20 +577,11 @@ public final class DatabaseEngine extends Supervised {
       batch.get(i).release().run();
     }
     toRoot.sendOwed(new RootInbox.Persisted(acks));
-    RepeatedFailureLog failures = commitFailures.computeIfAbsent(tenant,
-        t -> new RepeatedFailureLog(LOG, Level.SEVERE, "group commit for tenant " + t,
-            COMMIT_FAILURE_LOG_INTERVAL_MS));
     if (out == null) {
-      failures.failed(batch.size() + " event(s) refused", taken.failure(), System.currentTimeMillis());
-      dbErrors.put(tenant, StoreException.reason(taken.failure())); // /readyz says so until a write lands
-      if (taken.failure() instanceof StorageFullException && store instanceof SqliteTenant) {
-        storageFull.add(tenant);
-      }
+      health.commitFailed(tenant, batch.size(), taken.failure(), store instanceof SqliteTenant);
       return;
     }
-    failures.succeeded(System.currentTimeMillis());
-    dbErrors.remove(tenant);
-    storageFull.remove(tenant);
+    health.commitLanded(tenant);
     lastWriteMs.put(tenant, System.currentTimeMillis());
     feed.afterCommit(tenant, out); // seed 003: after the commit and its PersistAck, never before
     if (out.results().stream().anyMatch(r -> r instanceof PersistResult.Stored)) {
@@ -691,10 +666,10 @@ public final class DatabaseEngine extends Supervised {
    */
   private void retryFailedDbs() {
     long now = System.currentTimeMillis() / 1000;
-    for (String tenant : List.copyOf(dbErrors.keySet())) {
+    for (String tenant : health.failing()) {
       TenantStore store = stores.get(tenant);
       if (store == null) {
-        dbErrors.remove(tenant); // removed meanwhile
+        health.forget(tenant); // removed meanwhile
       } else if (retrying.add(tenant)) {
         sweep(tenant, store, now).onComplete(ar -> retrying.remove(tenant));
       }
@@ -704,10 +679,8 @@ public final class DatabaseEngine extends Supervised {
   /** A full SQLite volume's error is cleared once the volume has {@link #STORAGE_ROOM_BYTES} free again. */
   private void clearWhenRoom(String tenant, Path dbFile) {
     vertx.fileSystem().fsProps(dbFile.toString()).onSuccess(props -> {
-      if (props.usableSpace() >= STORAGE_ROOM_BYTES && storageFull.remove(tenant)) {
-        dbErrors.remove(tenant);
-        LOG.warning("tenant " + tenant + ": its volume has room again (" + (props.usableSpace() >> 20)
-            + " MiB free); ready for writes");
+      if (props.usableSpace() >= STORAGE_ROOM_BYTES) {
+        health.roomAgain(tenant, props.usableSpace());
       }
     });
   }
@@ -726,17 +699,10 @@ public final class DatabaseEngine extends Supervised {
           feed.afterPurge(tenant, removed);
         })
         .onComplete(ar -> {
-          RepeatedFailureLog failures = sweepFailures.computeIfAbsent(tenant,
-              t -> new RepeatedFailureLog(LOG, Level.WARNING, "expiry sweep for tenant " + t, COMMIT_FAILURE_LOG_INTERVAL_MS));
-          if (ar.succeeded() && storageFull.contains(tenant) && store instanceof SqliteTenant s) {
-            failures.succeeded(System.currentTimeMillis());
+          if (ar.failed()) {
+            health.sweepFailed(tenant, ar.cause());
+          } else if (health.sweepLanded(tenant) && store instanceof SqliteTenant s) {
             clearWhenRoom(tenant, s.sqlite().file());
-          } else if (ar.succeeded()) {
-            dbErrors.remove(tenant);
-            failures.succeeded(System.currentTimeMillis());
-          } else {
-            dbErrors.put(tenant, StoreException.reason(ar.cause()));
-            failures.failed("its DB did not take the write", ar.cause(), System.currentTimeMillis());
           }
         });
   }
