@@ -171,6 +171,13 @@ if [ $BUILD_CAIRN = 1 ] && [ "${R_KIND[0]}" = cairn ] && [ -f "$JAR" ]; then
   fi
 fi
 
+# The commit and its state as the run starts, which is the code the relays run: sources edited while it
+# runs (a long run) are not in its figures
+COMMIT=$(git -C "$TOP" rev-parse --short HEAD 2>/dev/null || echo unknown)
+DIRTY=""
+[ -n "$(git -C "$TOP" status --porcelain -- src pom.xml 2>/dev/null)" ] && DIRTY="+uncommitted-src"
+DIRTY="$DIRTY$STALE"
+
 WORK=$(mktemp -d /tmp/cairn-bench.XXXXXX)
 RESULTS="$WORK/results.jsonl"
 : > "$RESULTS"
@@ -487,10 +494,6 @@ if wants jmh; then
 fi
 
 # ------------------------------------------------------------------ summary
-COMMIT=$(git -C "$TOP" rev-parse --short HEAD 2>/dev/null || echo unknown)
-DIRTY=""
-[ -n "$(git -C "$TOP" status --porcelain -- src pom.xml 2>/dev/null)" ] && DIRTY="+uncommitted-src"
-DIRTY="$DIRTY$STALE"
 DATE=$(date -u +%Y-%m-%dT%H%M%SZ)
 mkdir -p "$BENCH_DIR/results"
 SUFFIX=""; [ "${#R_NAME[@]}" -gt 1 ] && SUFFIX="-vs-${R_NAME[1]}"
