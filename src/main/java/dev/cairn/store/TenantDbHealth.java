@@ -19,6 +19,7 @@ import java.util.logging.Logger;
  * <p>The engine's context only, except {@link #problem}, which any thread may call.
  */
 final class TenantDbHealth {
+  /** Under the engine's name: where operators have always found these lines. */
   private static final Logger LOG = Logger.getLogger(DatabaseEngine.class.getName());
   private static final long LOG_INTERVAL_MS = 10_000;
 
