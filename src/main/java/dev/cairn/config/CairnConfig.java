@@ -28,6 +28,7 @@ public record CairnConfig(
     int storeReaders,
     int storeWriters,
     int maxBatch,
+    StoreOptions storeOptions,
     Duration shutdownFlushBudget,
     Duration startupWarmup,
     int channelCapacity,
@@ -101,15 +102,6 @@ public record CairnConfig(
       tenants.put(tc.id(), tc);
     }
     JsonObject store = j.getJsonObject("store");
-    if (Durations.parse("store.tenants_poll_interval", store.getString("tenants_poll_interval", "2s")).toMillis() < 100) {
-      throw new ConfigException("store.tenants_poll_interval: at least 100ms");
-    }
-    for (String key : List.of("wal_vfs", "thread_priority")) {
-      String value = store.getString(key, "auto");
-      if (!"auto".equals(value) && !"off".equals(value)) {
-        throw new ConfigException("store." + key + ": auto or off, got " + value);
-      }
-    }
     return new CairnConfig(
         j,
         List.copyOf(binds),
@@ -124,6 +116,7 @@ public record CairnConfig(
         store.getInteger("readers"),
         store.getInteger("writers", 0) > 0 ? store.getInteger("writers") : Math.max(2, cores),
         store.getInteger("max_batch"),
+        StoreOptions.from(store),
         Durations.parse("shutdown.flush_budget", j.getJsonObject("shutdown").getString("flush_budget")),
         startupWarmup(j.getJsonObject("startup").getString("warmup")),
         tree.getInteger("channel_capacity"),

@@ -2,7 +2,6 @@ package dev.cairn.root;
 
 import dev.cairn.admin.RelayAdmin;
 import dev.cairn.config.CairnConfig;
-import dev.cairn.config.Durations;
 import dev.cairn.delivery.Delivery;
 import dev.cairn.delivery.outbox.OutboxSettings;
 import dev.cairn.metrics.CairnMetrics;
@@ -275,39 +274,16 @@ public final class Root extends VerticleBase {
     boolean warmup = currentEngine == null && !config.startupWarmup().isZero() && !config.store().mysql();
     return currentEngine = new DatabaseEngine(channels, config.storeDir(), List.copyOf(config.tenants().keySet()),
         config.storeReaders(), config.storeWriters(), config.maxBatch(), config.limits().defaultLimit(), config.limits().maxLimit(),
-        crashReporter("database-engine")).withStore(config.store()).withStartupWarmup(warmup)
-        .withWalVfs("auto".equals(config.raw().getJsonObject("store").getString("wal_vfs", "auto")))
-        .withThreadPriority("auto".equals(config.raw().getJsonObject("store").getString("thread_priority", "auto")))
-        .withWarmupTenant(currentEngine == null ? warmupTenant : null).withSignalPlane(signalMetrics == null ? null : signalSettings(), signalMetrics).withFeed(feedSettings, feedMetrics).withOutboxGauge(outboxPending)
+        crashReporter("database-engine")).withStore(config.store()).withOptions(config.storeOptions())
+        .withStartupWarmup(warmup).withWarmupTenant(currentEngine == null ? warmupTenant : null)
+        .withSignalPlane(signalMetrics == null ? null : SignalSettings.from(config), signalMetrics)
+        .withFeed(feedSettings, feedMetrics).withOutboxGauge(outboxPending)
         .withOutboxSettledOnWrite(outboxSettings.deliversOutsideTheDb() ? null
             : dev.cairn.delivery.outbox.OutboxMetrics.publishedInDb(metrics.registry()))
         .withOutboxClaimedOnWrite(outboxSettings.relaysToNats())
-        .expirySweepEvery(Durations.parse("store.expiry_sweep_interval",
-            config.raw().getJsonObject("store").getString("expiry_sweep_interval", "60s")).toMillis())
         .withQueryBudget(config.limits().queryBudgetMillis(), config.limits().queryBudgetText(),
             metrics::queryBudgetExceeded, metrics::queryDropped)
-        .withTenantDirectory(config.directory(), config.relayInfo(), Durations.parse("store.tenants_poll_interval",
-            config.raw().getJsonObject("store").getString("tenants_poll_interval", "2s")).toMillis());
-  }
-
-  /** The signal plane's settings: the seed's numbers, with the keys operators tune from the config. */
-  private SignalSettings signalSettings() {
-    JsonObject pod = config.raw().getJsonObject("pod");
-    JsonObject feed = config.raw().getJsonObject("feed");
-    SignalSettings d = SignalSettings.defaults(config.podId());
-    try {
-      return new SignalSettings(config.podId(), d.notifyCoalesce(), d.pollInterval(), d.pollPageSize(), d.pollMaxPages(),
-          d.settle(), d.cursorWriteInterval(),
-          Durations.parse("pod.heartbeat_interval", pod.getString("heartbeat_interval")),
-          Durations.parse("pod.dead_after", pod.getString("dead_after")),
-          Durations.parse("pod.stall_bound", pod.getString("stall_bound")),
-          Durations.parse("feed.notify_retention", feed.getString("notify_retention")),
-          Durations.parse("feed.notify_prune_interval", feed.getString("notify_prune_interval")),
-          d.pruneBatch(), d.pruneMaxBatches(),
-          Durations.parse("feed.liveness_poll", feed.getString("liveness_poll")));
-    } catch (IllegalArgumentException e) {
-      throw new dev.cairn.config.ConfigException("pod / feed signal plane settings: " + e.getMessage());
-    }
+        .withTenantDirectory(config.directory(), config.relayInfo());
   }
 
   private Policy policy() {

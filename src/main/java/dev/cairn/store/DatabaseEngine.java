@@ -1,5 +1,6 @@
 package dev.cairn.store;
 
+import dev.cairn.config.StoreOptions;
 import dev.cairn.config.StoreTarget;
 import dev.cairn.config.TenantDirectory;
 import io.vertx.core.json.JsonObject;
@@ -42,7 +43,6 @@ import java.util.logging.Logger;
  */
 public final class DatabaseEngine extends Supervised {
   private static final Logger LOG = Logger.getLogger(DatabaseEngine.class.getName());
-  private static final long EXPIRY_SWEEP_MS = 60_000;
   /**
    * How often a tenant whose DB failed its last write is tried again (the NIP-40 sweep, for it alone) until
    * one lands: {@code /readyz} says 503 meanwhile, and a pod out of its load balancer gets no write that
@@ -82,7 +82,6 @@ public final class DatabaseEngine extends Supervised {
   /** The tenants served now: the config file's, plus (MySQL) the registry's runtime tenants kept by {@link #runtime}. */
   private TenantDirectory directory;
   private JsonObject relayInfo = new JsonObject();
-  private long tenantsPollMs = 2_000;
   /** MySQL: the registry poller (issue 10); null on SQLite. */
   private RuntimeTenantSync runtime;
   private final Map<String, CommitQueue<Pending>> pending = new HashMap<>();
@@ -101,7 +100,6 @@ public final class DatabaseEngine extends Supervised {
   private FeedEngine feed;
   private FeedSettings feedSettings;
   private FeedMetrics feedMetrics;
-  private long expirySweepMs = EXPIRY_SWEEP_MS;
   /** {@code limits.query_budget} in ms (0: none), its text for the client, and its meter (tenant). */
   private long queryBudgetMillis;
   private String queryBudgetText = "0s";
@@ -136,8 +134,7 @@ public final class DatabaseEngine extends Supervised {
   /** Set: SQLite stores write their outbox rows claimed and each commit hands them to the relay. */
   private boolean outboxClaimedOnWrite;
   private boolean startupWarmup;
-  private boolean walVfs;
-  private boolean threadPriority;
+  private StoreOptions options;
 
   /** Seed 000: the {@code cairn_outbox_pending} meter this engine keeps current; call before deploying. */
   public DatabaseEngine withOutboxGauge(OutboxPendingGauge gauge) {
@@ -201,18 +198,9 @@ public final class DatabaseEngine extends Supervised {
     return dropped.future();
   }
 
-  /**
-   * Whether the SQLite stores write their WAL through the cairn-wal VFS ({@link SqliteWalVfs}, where this
-   * platform has it; {@code store.wal_vfs}).
-   */
-  public DatabaseEngine withWalVfs(boolean use) {
-    this.walVfs = use;
-    return this;
-  }
-
-  /** Whether the WAL checkpoint and search index threads run at the background priority ({@link ThreadPriority}; {@code store.thread_priority}). */
-  public DatabaseEngine withThreadPriority(boolean use) {
-    this.threadPriority = use;
+  /** {@code store.wal_vfs}, {@code store.thread_priority} and the store's timers; call before deploying. */
+  public DatabaseEngine withOptions(StoreOptions options) {
+    this.options = options;
     return this;
   }
 
@@ -256,12 +244,11 @@ public final class DatabaseEngine extends Supervised {
 
   /**
    * The live tenant set: database-engine opens the stores of runtime tenants the registry gains (MySQL) and
-   * publishes them here every {@code pollMillis}. Call before deploying; without it only {@code tenantIds} run.
+   * publishes them here every {@code store.tenants_poll_interval}. Call before deploying; without it only {@code tenantIds} run.
    */
-  public DatabaseEngine withTenantDirectory(TenantDirectory directory, JsonObject relayInfo, long pollMillis) {
+  public DatabaseEngine withTenantDirectory(TenantDirectory directory, JsonObject relayInfo) {
     this.directory = directory;
     this.relayInfo = relayInfo;
-    this.tenantsPollMs = Math.max(100, pollMillis);
     return this;
   }
 
@@ -279,12 +266,6 @@ public final class DatabaseEngine extends Supervised {
   public DatabaseEngine withFeed(FeedSettings settings, FeedMetrics metrics) {
     this.feedSettings = settings;
     this.feedMetrics = metrics;
-    return this;
-  }
-
-  /** How often the NIP-40 purge runs ({@code store.expiry_sweep_interval}, default 60 s); call before deploying. */
-  public DatabaseEngine expirySweepEvery(long millis) {
-    this.expirySweepMs = millis > 0 ? millis : EXPIRY_SWEEP_MS;
     return this;
   }
 
@@ -331,10 +312,11 @@ public final class DatabaseEngine extends Supervised {
   protected Future<?> startNode() {
     writers = new TenantWriters(context, "cairn-db-writer", writerThreads);
     readerPool = vertx.createSharedWorkerExecutor("cairn-db-reader-" + deploymentID(), readers);
-    upkeep = new SqliteUpkeep(vertx, deploymentID(), new ThreadPriority(threadPriority));
+    java.util.Objects.requireNonNull(options, "withOptions before deploying");
+    upkeep = new SqliteUpkeep(vertx, deploymentID(), new ThreadPriority(options.threadPriority()));
     toRoot = channels.open("database-engine->root", Addresses.ROOT);
     Future<?> opened = target.mysql() ? openMysql() : vertx.executeBlocking(() -> {
-      if (walVfs) {
+      if (options.walVfs()) {
         SqliteWalVfs.load(); // before the first store file opens: it is the default VFS from then on
       }
       meta = MetaStore.open(storeDir.resolve("meta.db"));
@@ -372,7 +354,7 @@ public final class DatabaseEngine extends Supervised {
           // instead of waiting for the engine's loop to start it
           target.mysql() ? target.poolSize() : 2 * readers);
       inbox = new Inbox<>(vertx, Addresses.DATABASE_ENGINE, DatabaseInbox.class, this::handle);
-      vertx.setPeriodic(expirySweepMs, id -> sweepExpired());
+      vertx.setPeriodic(options.expirySweepInterval().toMillis(), id -> sweepExpired());
       vertx.setPeriodic(FAILED_DB_RETRY_MS, id -> retryFailedDbs());
       stores.values().forEach(TenantStore::afterWrite); // a new search index builds itself; an old one catches up
     });
@@ -434,7 +416,8 @@ public final class DatabaseEngine extends Supervised {
     if (directory == null) {
       return Future.succeededFuture();
     }
-    runtime = new RuntimeTenantSync(vertx, m.store().runtimeTenants(), directory, relayInfo, tenantsPollMs,
+    runtime = new RuntimeTenantSync(vertx, m.store().runtimeTenants(), directory, relayInfo,
+        options.tenantsPollInterval().toMillis(),
         t -> openMysqlTenant(m, t), this::forget);
     return runtime.start();
   }

@@ -1,5 +1,9 @@
 package dev.cairn.store.signal;
 
+import dev.cairn.config.CairnConfig;
+import dev.cairn.config.ConfigException;
+import dev.cairn.config.Durations;
+import io.vertx.core.json.JsonObject;
 import java.time.Duration;
 
 /**
@@ -58,6 +62,26 @@ public record SignalSettings(
     if (deadAfter.compareTo(heartbeatInterval.multipliedBy(2)) < 0) {
       // One late heartbeat must not get a live pod swept.
       throw new IllegalArgumentException("pod dead_after must be at least twice the heartbeat interval");
+    }
+  }
+
+  /** The seed's numbers, with the keys operators tune from {@code config} ({@code pod.*}, {@code feed.*}). */
+  public static SignalSettings from(CairnConfig config) {
+    JsonObject pod = config.raw().getJsonObject("pod");
+    JsonObject feed = config.raw().getJsonObject("feed");
+    SignalSettings d = defaults(config.podId());
+    try {
+      return new SignalSettings(config.podId(), d.notifyCoalesce(), d.pollInterval(), d.pollPageSize(), d.pollMaxPages(),
+          d.settle(), d.cursorWriteInterval(),
+          Durations.parse("pod.heartbeat_interval", pod.getString("heartbeat_interval")),
+          Durations.parse("pod.dead_after", pod.getString("dead_after")),
+          Durations.parse("pod.stall_bound", pod.getString("stall_bound")),
+          Durations.parse("feed.notify_retention", feed.getString("notify_retention")),
+          Durations.parse("feed.notify_prune_interval", feed.getString("notify_prune_interval")),
+          d.pruneBatch(), d.pruneMaxBatches(),
+          Durations.parse("feed.liveness_poll", feed.getString("liveness_poll")));
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException("pod / feed signal plane settings: " + e.getMessage());
     }
   }
 
