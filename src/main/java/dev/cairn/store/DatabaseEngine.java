@@ -35,29 +35,15 @@ import java.util.logging.Logger;
 
 /**
  * The only node that touches a tenant DB. Its event loop only coordinates: writes run on the
- * tenant's writer lane ({@link TenantWriters}: tenants do not wait on each other), queries on a
- * reader pool. Group commit: every Persist that arrives while a commit runs waits in {@code pending}
- * ({@link CommitQueue}) and goes into the next transaction (at most {@code store.max_batch}), taken when
- * that commit starts; each is acked after its commit. Pending work keeps its upstream credit until
- * done, so root's channel bounds the queue.
+ * tenant's writer lane ({@link TenantWriters}: tenants do not wait on each other) as group commits
+ * ({@link GroupCommits}), queries on a reader pool ({@link StoreReads}), NIP-40 expiry on its own clock
+ * ({@link ExpirySweeps}); after a commit, the change feed ({@link FeedEngine}) and the outbox
+ * ({@link OutboxCommands}).
  */
 public final class DatabaseEngine extends Supervised {
   private static final Logger LOG = Logger.getLogger(DatabaseEngine.class.getName());
-  /**
-   * How often a tenant whose DB failed its last write is tried again (the NIP-40 sweep, for it alone) until
-   * one lands: {@code /readyz} says 503 meanwhile, and a pod out of its load balancer gets no write that
-   * could clear it, so waiting for the next full sweep kept it out up to a minute after its DB was back.
-   */
-  public static final long FAILED_DB_RETRY_MS = 2_000;
-  /**
-   * Free bytes a SQLite tenant's volume needs before a sweep clears its "storage full" error: the sweep's
-   * transaction writes nothing when nothing expired, so it commits on a full volume too.
-   */
-  static final long STORAGE_ROOM_BYTES = 64L << 20;
   /** The answer to work for a tenant this pod does not serve (any more): a runtime tenant removed meanwhile. */
   static final String UNKNOWN_TENANT = "this relay is not served here (removed or unknown tenant)";
-
-  private record Pending(DatabaseInbox.Persist persist, Runnable release) {}
 
   private final Channels channels;
   private final Path storeDir;
@@ -84,7 +70,10 @@ public final class DatabaseEngine extends Supervised {
   private JsonObject relayInfo = new JsonObject();
   /** MySQL: the registry poller (issue 10); null on SQLite. */
   private RuntimeTenantSync runtime;
-  private final Map<String, CommitQueue<Pending>> pending = new HashMap<>();
+  /** Persists, batched into each tenant's next transaction. */
+  private GroupCommits commits;
+  /** NIP-40 expiry, and the retry of a tenant DB whose last write failed. */
+  private ExpirySweeps sweeps;
   private MetaStore meta;
   private TenantWriters writers;
   private WorkerExecutor readerPool;
@@ -105,14 +94,8 @@ public final class DatabaseEngine extends Supervised {
   private String queryBudgetText = "0s";
   private java.util.function.Consumer<String> budgetExceeded = tenant -> { };
   private java.util.function.Consumer<String> queriesDropped = tenant -> { };
-  /** MySQL: a tenant written this recently is active: its DB is awake, the NIP-40 sweep may touch it. */
-  static final long ACTIVE_WINDOW_MS = 10 * 60_000;
-  /** Tenant -> when its last commit landed, for tenants active now (engine's context only). */
-  private final Map<String, Long> lastWriteMs = new HashMap<>();
   /** Which tenant DBs failed their last write, and why ({@code /readyz}). */
   private final TenantDbHealth health = new TenantDbHealth();
-  /** Tenants whose failed DB is being tried again now ({@link #retryFailedDbs}; engine's context only). */
-  private final java.util.Set<String> retrying = new java.util.HashSet<>();
 
   public DatabaseEngine(Channels channels, Path storeDir, List<String> tenantIds, int readers, int writerThreads,
       int maxBatch,
@@ -186,8 +169,8 @@ public final class DatabaseEngine extends Supervised {
     }
     io.vertx.core.Promise<Void> dropped = io.vertx.core.Promise.promise();
     context.runOnContext(v -> {
-      TenantStore gone = stores.remove(warmupTenant); // a Persist still on its way is refused (commitNext)
-      lastWriteMs.remove(warmupTenant);
+      TenantStore gone = stores.remove(warmupTenant); // a Persist still on its way is refused (GroupCommits)
+      sweeps.forget(warmupTenant);
       health.forget(warmupTenant);
       Future<Void> closed = gone == null ? Future.succeededFuture() : gone.close();
       closed.transform(ar -> vertx.executeBlocking(() -> {
@@ -221,7 +204,7 @@ public final class DatabaseEngine extends Supervised {
       warmupDir = ScratchDir.newDirectory(storeDir, "warmup-tenant");
       stores.put(warmupTenant, openSqlite(warmupTenant));
     } catch (RuntimeException e) {
-      LOG.log(java.util.logging.Level.WARNING, "start-up warm-up: its tenant's store could not be opened, so"
+      LOG.log(Level.WARNING, "start-up warm-up: its tenant's store could not be opened, so"
           + " nothing of the warm-up is stored (" + StoreException.reason(e) + ")", e);
       ScratchDir.delete(warmupDir);
     }
@@ -232,7 +215,7 @@ public final class DatabaseEngine extends Supervised {
     try {
       LOG.info("start-up warm-up: " + StoreWarmup.run(ScratchDir.newDirectory(storeDir, "warmup")));
     } catch (RuntimeException | LinkageError e) { // libsecp256k1 not loading is the sig-manager's to report
-      LOG.log(java.util.logging.Level.WARNING, "start-up warm-up of the store skipped", e);
+      LOG.log(Level.WARNING, "start-up warm-up of the store skipped", e);
     }
   }
 
@@ -315,6 +298,7 @@ public final class DatabaseEngine extends Supervised {
     java.util.Objects.requireNonNull(options, "withOptions before deploying");
     upkeep = new SqliteUpkeep(vertx, deploymentID(), new ThreadPriority(options.threadPriority()));
     toRoot = channels.open("database-engine->root", Addresses.ROOT);
+    sweeps = new ExpirySweeps(vertx, stores, target.mysql(), health, this::purged);
     Future<?> opened = target.mysql() ? openMysql() : vertx.executeBlocking(() -> {
       if (options.walVfs()) {
         SqliteWalVfs.load(); // before the first store file opens: it is the default VFS from then on
@@ -353,9 +337,9 @@ public final class DatabaseEngine extends Supervised {
           // SQLite: twice the reader threads, so a thread that finishes a read finds the next one queued
           // instead of waiting for the engine's loop to start it
           target.mysql() ? target.poolSize() : 2 * readers);
+      commits = new GroupCommits(stores, maxBatch, toRoot, health, this::landed);
       inbox = new Inbox<>(vertx, Addresses.DATABASE_ENGINE, DatabaseInbox.class, this::handle);
-      vertx.setPeriodic(options.expirySweepInterval().toMillis(), id -> sweepExpired());
-      vertx.setPeriodic(FAILED_DB_RETRY_MS, id -> retryFailedDbs());
+      sweeps.start(options.expirySweepInterval().toMillis());
       stores.values().forEach(TenantStore::afterWrite); // a new search index builds itself; an old one catches up
     });
   }
@@ -428,7 +412,7 @@ public final class DatabaseEngine extends Supervised {
     if (mysql != null) {
       mysql.forget(tenant);
     }
-    lastWriteMs.remove(tenant);
+    sweeps.forget(tenant);
     health.forget(tenant);
     if (gone != null) {
       gone.close();
@@ -492,8 +476,7 @@ public final class DatabaseEngine extends Supervised {
 
   private void handle(DatabaseInbox msg) {
     if (msg instanceof DatabaseInbox.Persist p) {
-      pending.computeIfAbsent(p.tenant(), t -> new CommitQueue<>()).add(new Pending(p, inbox.hold()));
-      commitNext(p.tenant());
+      commits.add(p, inbox.hold());
     } else if (msg instanceof OutboxCommand c) {
       outboxCommands.handle(c, inbox.hold());
     } else if (msg instanceof FeedCommand f) {
@@ -509,75 +492,27 @@ public final class DatabaseEngine extends Supervised {
     }
   }
 
-  /**
-   * Asks for the tenant's next group commit, unless one is already coming: on a store that queues its
-   * commits (SQLite's writer lane) one runs and at most one more waits, taking its batch when it starts
-   * (everything that arrived meanwhile, at most {@code store.max_batch}); on one that does not, one
-   * commit at a time, its batch taken now.
-   */
-  private void commitNext(String tenant) {
-    CommitQueue<Pending> queue = pending.get(tenant);
-    if (queue == null || queue.isEmpty()) {
-      return;
-    }
-    TenantStore store = stores.get(tenant);
-    if (store == null) { // removed at runtime while the events were on their way: refused, as for an unknown tenant
-      List<RootInbox.Persisted.Ack> acks = new ArrayList<>();
-      for (Pending p : queue.take(Integer.MAX_VALUE)) {
-        acks.add(new RootInbox.Persisted.Ack(p.persist().ticket(), new PersistResult.Rejected("blocked: " + UNKNOWN_TENANT)));
-        p.release().run();
-      }
-      toRoot.sendOwed(new RootInbox.Persisted(acks));
-      return;
-    }
-    if (store.queuesCommits() ? !queue.arm() : queue.inFlight() > 0) {
-      return;
-    }
-    queue.started();
-    store.persistTaken(() -> queue.take(maxBatch), p -> p.persist().event()).onComplete(ar -> {
-      queue.completed();
-      if (ar.succeeded()) {
-        committed(tenant, store, ar.result());
-      } else { // the store could not even start the write: its batch (if it took one) is lost to it
-        LOG.log(Level.SEVERE, "group commit could not run for tenant " + tenant, ar.cause());
-      }
-      commitNext(tenant);
-    });
-  }
-
-  /** After a group commit: the acks (in the batch's order), the credits back, then the feed and the outbox. */
-  private void committed(String tenant, TenantStore store, TakenBatch<Pending> taken) {
-    List<Pending> batch = taken.batch();
-    if (batch.isEmpty()) {
-      return;
-    }
-    PersistOutcome out = taken.outcome();
-    PersistResult refused = out != null ? null : new PersistResult.Rejected(refusal(taken.failure()));
-    List<RootInbox.Persisted.Ack> acks = new ArrayList<>(batch.size());
-    for (int i = 0; i < batch.size(); i++) {
-      PersistResult r = out != null ? out.results().get(i) : refused;
-      acks.add(new RootInbox.Persisted.Ack(batch.get(i).persist().ticket(), r));
-      batch.get(i).release().run();
-    }
-    toRoot.sendOwed(new RootInbox.Persisted(acks));
-    if (out == null) {
-      health.commitFailed(tenant, batch.size(), taken.failure(), store instanceof SqliteTenant);
-      return;
-    }
-    health.commitLanded(tenant);
-    lastWriteMs.put(tenant, System.currentTimeMillis());
+  /** After a group commit that landed (its events acked): the feed, then the outbox and the search index. */
+  private void landed(String tenant, TenantStore store, PersistOutcome out) {
+    sweeps.written(tenant);
     feed.afterCommit(tenant, out); // seed 003: after the commit and its PersistAck, never before
     if (out.results().stream().anyMatch(r -> r instanceof PersistResult.Stored)) {
-      outboxWritten(tenant, store);
-      store.afterWrite();
+      eventsChanged(tenant, store);
     }
   }
 
-  /** The OK message of the events of a group commit that failed as a whole: not their fault, so "error:". */
-  private static String refusal(Throwable failure) {
-    return failure instanceof StorageFullException
-        ? "error: the relay's storage is full, please retry later"
-        : "error: could not store the event, please retry";
+  /** After a NIP-40 sweep: the feed's rows of what it deleted, then the outbox and the search index. */
+  private void purged(String tenant, TenantStore store, List<Removal> removed) {
+    if (!removed.isEmpty()) {
+      eventsChanged(tenant, store);
+    }
+    feed.afterPurge(tenant, removed);
+  }
+
+  /** A commit or a sweep stored or deleted events: the outbox delivers their rows, the search index follows. */
+  private void eventsChanged(String tenant, TenantStore store) {
+    outboxWritten(tenant, store);
+    store.afterWrite();
   }
 
   /** Seed 000: the open SQLite store of {@code tenant}, or null (none, or another dialect). */
@@ -624,69 +559,5 @@ public final class DatabaseEngine extends Supervised {
 
   private Object reopenLock(String tenant) {
     return reopenLocks.computeIfAbsent(tenant, t -> new Object());
-  }
-
-  /**
-   * NIP-40: expired events are deleted on the engine's own clock. On MySQL only tenants written in the
-   * last {@link #ACTIVE_WINDOW_MS} are swept (seed 003: no timer over cold tenant DBs; a REQ never returns
-   * an expired event anyway, so a cold tenant's expired rows just wait for its next write).
-   */
-  private void sweepExpired() {
-    long nowMs = System.currentTimeMillis();
-    long now = nowMs / 1000;
-    lastWriteMs.values().removeIf(at -> nowMs - at > ACTIVE_WINDOW_MS);
-    for (Map.Entry<String, TenantStore> e : stores.entrySet()) {
-      if (target.mysql() && !lastWriteMs.containsKey(e.getKey())) {
-        continue;
-      }
-      sweep(e.getKey(), e.getValue(), now);
-    }
-  }
-
-  /**
-   * Tenants whose DB failed its last write, swept alone ({@link #FAILED_DB_RETRY_MS}): the first write that
-   * lands clears {@code /readyz}. One try at a time per tenant.
-   */
-  private void retryFailedDbs() {
-    long now = System.currentTimeMillis() / 1000;
-    for (String tenant : health.failing()) {
-      TenantStore store = stores.get(tenant);
-      if (store == null) {
-        health.forget(tenant); // removed meanwhile
-      } else if (retrying.add(tenant)) {
-        sweep(tenant, store, now).onComplete(ar -> retrying.remove(tenant));
-      }
-    }
-  }
-
-  /** A full SQLite volume's error is cleared once the volume has {@link #STORAGE_ROOM_BYTES} free again. */
-  private void clearWhenRoom(String tenant, Path dbFile) {
-    vertx.fileSystem().fsProps(dbFile.toString()).onSuccess(props -> {
-      if (props.usableSpace() >= STORAGE_ROOM_BYTES) {
-        health.roomAgain(tenant, props.usableSpace());
-      }
-    });
-  }
-
-  /** The NIP-40 sweep of one tenant; its outcome sets or clears the tenant's DB error ({@link #dbProblem}). */
-  private Future<List<Removal>> sweep(String tenant, TenantStore store, long now) {
-    if (store instanceof MysqlTenant m) {
-      m.outbox().refreshBacklog(); // other pods settle this tenant's rows too: recount while it is awake
-    }
-    return store.purgeExpired(now, 5000)
-        .onSuccess(removed -> {
-          if (!removed.isEmpty()) {
-            outboxWritten(tenant, store);
-            store.afterWrite();
-          }
-          feed.afterPurge(tenant, removed);
-        })
-        .onComplete(ar -> {
-          if (ar.failed()) {
-            health.sweepFailed(tenant, ar.cause());
-          } else if (health.sweepLanded(tenant) && store instanceof SqliteTenant s) {
-            clearWhenRoom(tenant, s.sqlite().file());
-          }
-        });
   }
 }

@@ -70,7 +70,7 @@ class StorageFullTest {
 
         // The engine tries a failed tenant again every 2 s, by a sweep whose empty transaction commits on a
         // full volume too: that is no sign of room, and /readyz stays 503.
-        Thread.sleep(3 * dev.cairn.store.DatabaseEngine.FAILED_DB_RETRY_MS);
+        Thread.sleep(3 * dev.cairn.store.ExpirySweeps.FAILED_DB_RETRY_MS);
         assertEquals(503, readyz(relay).statusCode(), "still full: still not ready");
 
         assertTrue(Tmpfs.remount(mount, "size=128m"), "growing the tmpfs");
