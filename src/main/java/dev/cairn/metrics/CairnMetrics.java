@@ -1,6 +1,7 @@
 package dev.cairn.metrics;
 
 import dev.cairn.tree.ChannelMetrics;
+import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.util.concurrent.atomic.AtomicLong;
@@ -13,6 +14,8 @@ public final class CairnMetrics implements ChannelMetrics {
   private final MeterRegistry registry;
   private final Timer sigVerify;
   private final Timer reqHistory;
+  private final Timer storeCommit;
+  private final DistributionSummary storeCommitEvents;
   private final Meters meters;
 
   public CairnMetrics(MeterRegistry registry) {
@@ -27,6 +30,20 @@ public final class CairnMetrics implements ChannelMetrics {
             + " and its results back at the network manager (not the write to the socket)")
         .publishPercentiles(0.5, 0.9, 0.99)
         .register(registry);
+    this.storeCommit = Timer.builder("cairn_store_commit_seconds")
+        .description("One group commit on its tenant's writer lane, from taking its batch to its outcome")
+        .publishPercentiles(0.5, 0.99)
+        .register(registry);
+    this.storeCommitEvents = DistributionSummary.builder("cairn_store_commit_events")
+        .description("Events in one group commit")
+        .publishPercentiles(0.5, 0.99)
+        .register(registry);
+  }
+
+  /** One group commit of {@code events} events took {@code nanos} (database-engine's {@code CommitMeter}). */
+  public void storeCommitted(long nanos, int events) {
+    storeCommit.record(nanos, java.util.concurrent.TimeUnit.NANOSECONDS);
+    storeCommitEvents.record(events);
   }
 
   public MeterRegistry registry() {

@@ -278,6 +278,7 @@ public final class Root extends VerticleBase {
         .withStartupWarmup(warmup).withWarmupTenant(currentEngine == null ? warmupTenant : null)
         .withSignalPlane(signalMetrics == null ? null : SignalSettings.from(config), signalMetrics)
         .withFeed(feedSettings, feedMetrics).withOutboxGauge(outboxPending)
+        .withCommitMeter((tenant, nanos, events) -> metrics.storeCommitted(nanos, events))
         .withOutboxSettledOnWrite(outboxSettings.deliversOutsideTheDb() ? null
             : dev.cairn.delivery.outbox.OutboxMetrics.publishedInDb(metrics.registry()))
         .withOutboxClaimedOnWrite(outboxSettings.relaysToNats())

@@ -112,12 +112,19 @@ public final class DatabaseEngine extends Supervised {
   }
 
   private OutboxPendingGauge pendingGauge;
+  private CommitMeter commitMeter = CommitMeter.NONE;
   /** Set: no handler runs outside the DB, SQLite stores write their outbox rows done and count them here. */
   private java.util.function.IntConsumer outboxSettledOnWrite;
   /** Set: SQLite stores write their outbox rows claimed and each commit hands them to the relay. */
   private boolean outboxClaimedOnWrite;
   private boolean startupWarmup;
   private StoreOptions options;
+
+  /** {@code cairn_store_commit_seconds} and {@code cairn_store_commit_events}; call before deploying. */
+  public DatabaseEngine withCommitMeter(CommitMeter meter) {
+    this.commitMeter = meter;
+    return this;
+  }
 
   /** Seed 000: the {@code cairn_outbox_pending} meter this engine keeps current; call before deploying. */
   public DatabaseEngine withOutboxGauge(OutboxPendingGauge gauge) {
@@ -337,7 +344,12 @@ public final class DatabaseEngine extends Supervised {
           // SQLite: twice the reader threads, so a thread that finishes a read finds the next one queued
           // instead of waiting for the engine's loop to start it
           target.mysql() ? target.poolSize() : 2 * readers);
-      commits = new GroupCommits(stores, maxBatch, toRoot, health, this::landed);
+      // the start-up warm-up's commits are not the operator's traffic
+      commits = new GroupCommits(stores, maxBatch, toRoot, health, (tenant, nanos, events) -> {
+        if (!tenant.equals(warmupTenant)) {
+          commitMeter.committed(tenant, nanos, events);
+        }
+      }, this::landed);
       inbox = new Inbox<>(vertx, Addresses.DATABASE_ENGINE, DatabaseInbox.class, this::handle);
       sweeps.start(options.expirySweepInterval().toMillis());
       stores.values().forEach(TenantStore::afterWrite); // a new search index builds itself; an old one catches up

@@ -33,14 +33,16 @@ final class GroupCommits {
   private final int maxBatch;
   private final BoundedChannel<RootInbox> toRoot;
   private final TenantDbHealth health;
+  private final CommitMeter meter;
   private final Landed landed;
 
   GroupCommits(Map<String, TenantStore> stores, int maxBatch, BoundedChannel<RootInbox> toRoot,
-      TenantDbHealth health, Landed landed) {
+      TenantDbHealth health, CommitMeter meter, Landed landed) {
     this.stores = stores;
     this.maxBatch = maxBatch;
     this.toRoot = toRoot;
     this.health = health;
+    this.meter = meter;
     this.landed = landed;
   }
 
@@ -93,6 +95,7 @@ final class GroupCommits {
     if (batch.isEmpty()) {
       return;
     }
+    meter.committed(tenant, taken.nanos(), batch.size());
     PersistOutcome out = taken.outcome();
     PersistResult refused = out != null ? null : new PersistResult.Rejected(refusal(taken.failure()));
     List<RootInbox.Persisted.Ack> acks = new ArrayList<>(batch.size());

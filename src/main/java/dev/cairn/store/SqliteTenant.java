@@ -51,13 +51,14 @@ final class SqliteTenant implements TenantStore {
     return writers.execute(store.tenant(), () -> {
       List<T> batch = take.get();
       if (batch.isEmpty()) {
-        return new TakenBatch<>(batch, PersistOutcome.of(List.of()), null);
+        return new TakenBatch<>(batch, PersistOutcome.of(List.of()), null, 0);
       }
+      long started = System.nanoTime();
       try {
-        return new TakenBatch<>(batch, store.persist(batch.stream().map(event).toList(),
-            System.currentTimeMillis() / 1000), null);
+        PersistOutcome out = store.persist(batch.stream().map(event).toList(), System.currentTimeMillis() / 1000);
+        return new TakenBatch<>(batch, out, null, System.nanoTime() - started);
       } catch (Throwable e) { // the batch is taken: its events are answered (refused) whatever went wrong
-        return new TakenBatch<>(batch, null, e);
+        return new TakenBatch<>(batch, null, e, System.nanoTime() - started);
       }
     });
   }

@@ -36,10 +36,12 @@ public interface TenantStore {
   default <T> Future<TakenBatch<T>> persistTaken(Supplier<List<T>> take, Function<T, NostrEvent> event) {
     List<T> batch = take.get();
     if (batch.isEmpty()) {
-      return Future.succeededFuture(new TakenBatch<>(batch, PersistOutcome.of(List.of()), null));
+      return Future.succeededFuture(new TakenBatch<>(batch, PersistOutcome.of(List.of()), null, 0));
     }
+    long started = System.nanoTime();
     return persist(batch.stream().map(event).toList(), System.currentTimeMillis() / 1000)
-        .transform(ar -> Future.succeededFuture(new TakenBatch<>(batch, ar.result(), ar.cause())));
+        .transform(ar -> Future.succeededFuture(
+            new TakenBatch<>(batch, ar.result(), ar.cause(), System.nanoTime() - started)));
   }
 
   /**

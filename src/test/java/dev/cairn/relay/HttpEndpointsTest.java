@@ -106,6 +106,10 @@ class HttpEndpointsTest {
           "sig verify timer:\n" + m);
       Double verifyCount = sample(m, "cairn_sig_verify_seconds_count");
       assertTrue(verifyCount != null && verifyCount >= 1, "sig verify timer count:\n" + m);
+      Double commits = sample(m, "cairn_store_commit_seconds_count");
+      assertTrue(commits != null && commits >= 1, "group commit timer count:\n" + m);
+      Double committedEvents = sample(m, "cairn_store_commit_events_sum");
+      assertTrue(committedEvents != null && committedEvents >= stored, "events in group commits, at least those stored:\n" + m);
     }
   }
 
