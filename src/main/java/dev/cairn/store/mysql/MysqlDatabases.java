@@ -25,8 +25,11 @@ final class MysqlDatabases {
   private final MysqlUrl url;
   private final Pool meta;
   private final int poolSize;
-  /** Ready (created and migrated) or being made ready. */
-  private final Map<String, Future<Pool>> pools = new HashMap<>();
+  /** Ready (created, migrated and its server known) or being made ready. */
+  private final Map<String, Future<Database>> pools = new HashMap<>();
+
+  /** A database's pool, and which server it talks to (for the SQL that differs). */
+  record Database(Pool pool, MysqlServerKind server) {}
 
   MysqlDatabases(Vertx vertx, MysqlUrl url, Pool meta, int poolSize) {
     this.vertx = vertx;
@@ -36,8 +39,8 @@ final class MysqlDatabases {
   }
 
   /** The pool of database {@code db}, created and migrated first if this process has not yet. */
-  Future<Pool> pool(String db) {
-    Future<Pool> f = pools.get(db);
+  Future<Database> pool(String db) {
+    Future<Database> f = pools.get(db);
     if (f == null || f.failed()) {
       f = open(db);
       pools.put(db, f);
@@ -45,7 +48,7 @@ final class MysqlDatabases {
     return f;
   }
 
-  private Future<Pool> open(String db) {
+  private Future<Database> open(String db) {
     return meta.query("CREATE DATABASE IF NOT EXISTS `" + db.replace("`", "``")
             + "` CHARACTER SET utf8mb4 COLLATE utf8mb4_bin").execute()
         .compose(v -> {
@@ -55,7 +58,8 @@ final class MysqlDatabases {
               .connectingTo(url.connectOptions(db))
               .using(vertx)
               .build();
-          return TENANT_SCHEMA.migrate(p).map(applied -> p)
+          return TENANT_SCHEMA.migrate(p).compose(applied -> MysqlServerKind.of(p))
+              .map(server -> new Database(p, server))
               .onFailure(e -> p.close());
         });
   }
@@ -64,7 +68,7 @@ final class MysqlDatabases {
     List<Future<Void>> closing = new ArrayList<>();
     pools.values().forEach(f -> {
       if (f.succeeded()) {
-        closing.add(f.result().close());
+        closing.add(f.result().pool().close());
       }
     });
     pools.clear();

@@ -4,6 +4,7 @@ import dev.cairn.store.PersistResult;
 import dev.cairn.store.Removal;
 import dev.cairn.store.StoreException;
 import dev.cairn.store.outbox.DomainEvent;
+import dev.cairn.store.outbox.DomainEventIds;
 import io.vertx.core.Future;
 import io.vertx.sqlclient.SqlConnection;
 import io.vertx.sqlclient.Tuple;
@@ -23,6 +24,7 @@ final class MysqlOutboxRows {
       + " VALUES (?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?)";
 
   private final String tenantId;
+  private final DomainEventIds ids = new DomainEventIds();
 
   MysqlOutboxRows(String tenantId) {
     this.tenantId = tenantId;
@@ -36,7 +38,7 @@ final class MysqlOutboxRows {
       if (!(r instanceof PersistResult.Stored s)) {
         continue;
       }
-      DomainEvent stored = DomainEvent.stored(tenantId, s.seq(), nowMs);
+      DomainEvent stored = DomainEvent.stored(ids.next(nowMs), tenantId, s.seq(), nowMs);
       rows.add(Tuple.of(tenantId, ++id, stored.eventId(), stored.type(), "", nowMs, nowMs, s.seq()));
       id = addRemovals(rows, s.removed(), nowMs, id);
     }
@@ -52,7 +54,7 @@ final class MysqlOutboxRows {
 
   private long addRemovals(List<Tuple> rows, List<Removal> removals, long nowMs, long id) {
     for (Removal removal : removals) {
-      DomainEvent d = DomainEvent.deleted(tenantId, removal, nowMs);
+      DomainEvent d = DomainEvent.deleted(ids.next(nowMs), tenantId, removal, nowMs);
       rows.add(Tuple.of(tenantId, ++id, d.eventId(), d.type(), d.body(), nowMs, nowMs, null));
     }
     return id;

@@ -83,7 +83,7 @@ public final class MysqlStore {
   /** The tenant's store: registered with the default placement if new, its database created and migrated. */
   public Future<MysqlTenant> open(String tenant) {
     return registry.resolve(tenant, defaultPlacement)
-        .compose(p -> databases.pool(p.dbName()).compose(pool -> MysqlTenant.open(p, pool)))
+        .compose(p -> databases.pool(p.dbName()).compose(db -> MysqlTenant.open(p, db.pool(), db.server())))
         .recover(e -> Future.failedFuture(new IllegalStateException("tenant " + tenant + " on " + url
             + " cannot be opened: " + e.getMessage(), e)));
   }

@@ -45,15 +45,15 @@ public final class MysqlTenant implements TenantStore {
   }
 
   /**
-   * Opens the tenant on {@code pool}: reads its committed high water from its counter row, and its
-   * outbox backlog.
+   * Opens the tenant on {@code pool} (a database on {@code server}): reads its committed high water from
+   * its counter row, and its outbox backlog.
    */
-  static Future<MysqlTenant> open(MysqlPlacement placement, Pool pool) {
-    return MysqlServerKind.of(pool).compose(server -> MysqlOutboxStore.open(pool, placement.tenant())
+  static Future<MysqlTenant> open(MysqlPlacement placement, Pool pool, MysqlServerKind server) {
+    return MysqlOutboxStore.open(pool, placement.tenant())
         .compose(outbox -> pool.preparedQuery("SELECT event_seq FROM tenant_counters WHERE tenant_id = ?")
             .execute(Tuple.of(placement.tenant())) // the backlog: counted by MysqlOutboxStore.open
             .map(rows -> new MysqlTenant(placement, pool,
-                rows.size() == 0 ? 0 : rows.iterator().next().getLong(0), outbox, server))));
+                rows.size() == 0 ? 0 : rows.iterator().next().getLong(0), outbox, server)));
   }
 
   /** The tenant's outbox (claims, settlements, ledger) on this dialect. */

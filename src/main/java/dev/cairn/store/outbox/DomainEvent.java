@@ -4,9 +4,6 @@ import dev.cairn.nostr.JsonStrings;
 import dev.cairn.store.Removal;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
-import java.util.UUID;
-import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * One domain event as written to the outbox (CONTRACT section 5): {@code EventStored} with the Nostr
@@ -18,18 +15,16 @@ public record DomainEvent(String eventId, String type, String tenant, long seq, 
   public static final String EVENT_STORED = "EventStored";
   public static final String EVENT_DELETED = "EventDeleted";
 
-  /** Milliseconds and a counter, so that ids from one process stay in creation order. */
-  private static final AtomicLong LAST = new AtomicLong();
-
   /** EventStored of the event stored under {@code seq}: its payload is joined from the store when read. */
-  public static DomainEvent stored(String tenant, long seq, long nowMs) {
-    return new DomainEvent(newEventId(nowMs), EVENT_STORED, tenant, seq, nowMs, null);
+  public static DomainEvent stored(String eventId, String tenant, long seq, long nowMs) {
+    return new DomainEvent(eventId, EVENT_STORED, tenant, seq, nowMs, null);
   }
 
-  public static DomainEvent deleted(String tenant, Removal r, long nowMs) {
+  /** EventDeleted of the removed event {@code r}: its id, kind, pubkey and why it left. */
+  public static DomainEvent deleted(String eventId, String tenant, Removal r, long nowMs) {
     String payload = "{\"id\":" + JsonStrings.quote(r.id()) + ",\"kind\":" + r.kind() + ",\"pubkey\":"
         + JsonStrings.quote(r.pubkey()) + ",\"reason\":" + JsonStrings.quote(r.reason().wireName()) + "}";
-    return new DomainEvent(newEventId(nowMs), EVENT_DELETED, tenant, r.seq(), nowMs, payload);
+    return new DomainEvent(eventId, EVENT_DELETED, tenant, r.seq(), nowMs, payload);
   }
 
   /** The message body: {@code {"event_id","type","tenant","seq","occurred_at","payload"}}. */
@@ -64,20 +59,5 @@ public record DomainEvent(String eventId, String type, String tenant, long seq, 
     b.append("{\"event_id\":\"").append(eventId).append("\",\"type\":\"").append(type).append("\",\"tenant\":");
     JsonStrings.quote(b, tenant);
     return b.append(",\"seq\":").append(seq).append(",\"occurred_at\":").append(occurredAt).append(",\"payload\":");
-  }
-
-  /**
-   * A time-ordered UUID (version 7, RFC 9562): 48 bits of Unix milliseconds, then random bits. Rows
-   * are written in time order, so the unique index on {@code event_id} (and the ledger's key) grows
-   * at its end instead of at random pages. Dedup ids need uniqueness, not secrecy: ThreadLocalRandom
-   * avoids SecureRandom's lock on the writer thread.
-   */
-  static String newEventId(long nowMs) {
-    long stamp = LAST.updateAndGet(prev -> Math.max(prev + 1, nowMs << 12));
-    long ms = stamp >>> 12;
-    long counter = stamp & 0xfff;
-    long msb = (ms << 16) | 0x7000L | counter;
-    long lsb = (ThreadLocalRandom.current().nextLong() & 0x3FFFFFFFFFFFFFFFL) | 0x8000000000000000L;
-    return new UUID(msb, lsb).toString();
   }
 }

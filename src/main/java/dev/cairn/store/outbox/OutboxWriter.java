@@ -36,6 +36,7 @@ public final class OutboxWriter {
   private static final String LAST_ID = "SELECT last_insert_rowid()";
 
   private final String tenant;
+  private final DomainEventIds ids = new DomainEventIds();
   /** The writer connection's kept statements: the insert's batch lives on its statement until {@link #flush}. */
   private final Sql writer;
   private Mode mode = Mode.PENDING;
@@ -70,12 +71,12 @@ public final class OutboxWriter {
     if (!(result instanceof PersistResult.Stored s)) {
       return;
     }
-    DomainEvent stored = DomainEvent.stored(tenant, s.seq(), nowMs);
+    DomainEvent stored = DomainEvent.stored(ids.next(nowMs), tenant, s.seq(), nowMs);
     row(stored.eventId(), stored.type(), "", nowMs, s.seq(),
         mode == Mode.CLAIMED ? DomainEvent.storedBody(stored.eventId(), tenant, s.seq(), nowMs, eventJson) : null,
         s.seq());
     for (Removal r : s.removed()) {
-      DomainEvent d = DomainEvent.deleted(tenant, r, nowMs);
+      DomainEvent d = DomainEvent.deleted(ids.next(nowMs), tenant, r, nowMs);
       String body = d.body();
       row(d.eventId(), d.type(), body, nowMs, null, claimBody(body), d.seq());
     }
@@ -94,7 +95,7 @@ public final class OutboxWriter {
   public List<DomainEvent> eventsOf(List<Removal> removals, long nowMs) {
     List<DomainEvent> out = new java.util.ArrayList<>(removals.size());
     for (Removal r : removals) {
-      out.add(DomainEvent.deleted(tenant, r, nowMs));
+      out.add(DomainEvent.deleted(ids.next(nowMs), tenant, r, nowMs));
     }
     return out;
   }
