@@ -38,7 +38,7 @@ final class MysqlDatabases {
     this.poolSize = poolSize;
   }
 
-  /** The pool of database {@code db}, created and migrated first if this process has not yet. */
+  /** The pool of database {@code db} and its server kind; created, migrated and asked first if this process has not yet. */
   Future<Database> pool(String db) {
     Future<Database> f = pools.get(db);
     if (f == null || f.failed()) {
